@@ -1,0 +1,43 @@
+package dev.servletqos;
+
+/**
+ * One service class's settings and counters at one instant, taken under the engine's lock so that they add
+ * up: {@code entered = completed + rejected + expired + cancelled + executing + queued}.
+ *
+ * @param name                  the class
+ * @param budget                its concurrency permits now
+ * @param minBudget             the lowest budget a controller may set
+ * @param reserve               permits never lent to other classes
+ * @param weight                share under the weighted policy
+ * @param executing             requests holding a permit now (including borrowed ones)
+ * @param borrowed              of those, permits beyond the budget: {@code max(0, executing - budget)},
+ *                              taken from idle capacity (or left over from a lowered budget)
+ * @param queued                requests waiting for a permit now
+ * @param entered               requests seen since start
+ * @param completed             requests the application finished
+ * @param rejected              requests refused at entry: refused new sessions and full queues
+ * @param expired               requests that waited longer than the maximum wait
+ * @param cancelled             requests whose client went away while they waited
+ * @param queueFull             of the rejected, refused because the queue was full
+ * @param sessionsAdmitted      new sessions admitted
+ * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k)
+ * @param sessionsRefusedRate   new sessions refused by the session rate
+ * @param borrowedGrants        permits ever granted beyond the budget
+ * @param sessionRate           the session rate now, per second (0 = no limit)
+ * @param sessionBurst          the session bucket depth
+ */
+public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
+                         int borrowed, int queued, long entered, long completed, long rejected, long expired,
+                         long cancelled, long queueFull, long sessionsAdmitted, long sessionsRefusedQueued,
+                         long sessionsRefusedRate, long borrowedGrants, double sessionRate, int sessionBurst) {
+
+    /** Requests that entered and have not ended yet. */
+    public long inFlight() {
+        return executing + queued;
+    }
+
+    /** Whether the counters reconcile (they always should; tests assert it). */
+    public boolean reconciles() {
+        return entered == completed + rejected + expired + cancelled + executing + queued;
+    }
+}

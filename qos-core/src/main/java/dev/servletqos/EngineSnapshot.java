@@ -1,0 +1,87 @@
+package dev.servletqos;
+
+import java.util.List;
+
+/**
+ * The engine's state at one instant, consistent across classes: what {@code /qos}, the meters, JMX and the
+ * controllers read. Immutable.
+ *
+ * @param scheduling   the scheduling policy
+ * @param maxExecuting the total concurrency now
+ * @param executing    requests holding a permit, all classes
+ * @param queued       requests waiting, all classes
+ * @param classes      per class, highest priority first
+ * @param sessions     session table and cookie counters (read just before the lock; eventually consistent)
+ */
+public record EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
+                             List<ClassStats> classes, Sessions sessions) {
+
+    public EngineSnapshot {
+        classes = List.copyOf(classes);
+    }
+
+    /** The stats of one class, or null. */
+    public ClassStats get(String className) {
+        for (ClassStats c : classes) {
+            if (c.name().equals(className)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Session table and cookie counters.
+     *
+     * @param tableSize          sessions known to this node now (approximate)
+     * @param tierCookies        tier cookie checks by result ({@code TierCookies.Verified.Status} order:
+     *                           valid, missing, malformed, forged, expired, oversized), on first requests
+     * @param tierUnknownClass   valid tier cookies naming a class this policy does not have
+     * @param sessionCookies     admission cookies not in the table, checked by signature, by the same results
+     */
+    public record Sessions(long tableSize, long[] tierCookies, long tierUnknownClass, long[] sessionCookies) {
+
+        public Sessions {
+            tierCookies = tierCookies.clone();
+            sessionCookies = sessionCookies.clone();
+        }
+
+        /** Tier cookie checks with this result. */
+        public long tierCookies(TierCookies.Verified.Status status) {
+            return tierCookies[status.ordinal()];
+        }
+
+        /** Admission cookie signature checks with this result. */
+        public long sessionCookies(TierCookies.Verified.Status status) {
+            return sessionCookies[status.ordinal()];
+        }
+
+        @Override
+        public long[] tierCookies() {
+            return tierCookies.clone();
+        }
+
+        @Override
+        public long[] sessionCookies() {
+            return sessionCookies.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Sessions s && s.tableSize == tableSize && s.tierUnknownClass == tierUnknownClass
+                    && java.util.Arrays.equals(s.tierCookies, tierCookies)
+                    && java.util.Arrays.equals(s.sessionCookies, sessionCookies);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(tierCookies) * 31 + java.util.Arrays.hashCode(sessionCookies);
+        }
+
+        @Override
+        public String toString() {
+            return "Sessions{table=" + tableSize + ", tier=" + java.util.Arrays.toString(tierCookies)
+                    + ", session=" + java.util.Arrays.toString(sessionCookies) + "}";
+        }
+    }
+}

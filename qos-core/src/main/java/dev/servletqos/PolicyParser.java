@@ -1,0 +1,603 @@
+package dev.servletqos;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a {@link QosPolicy} from a Java properties file. Every key, its type, default, unit and range is
+ * described in {@code docs/configuration.md}; only {@code classes} is required.
+ *
+ * <p>The parser only turns text into values and reports what does not parse: unknown keys (with the nearest
+ * valid key when there is an obvious one), keys of classes not listed in {@code classes}, malformed numbers,
+ * durations, booleans and names. Ranges and cross-references are checked by {@link QosPolicy.Builder#build()};
+ * its {@link PolicyException} is rethrown with the source prepended. Every message has the form
+ * {@code source: key = value: reason}; the values of {@code tier-cookie.secret} and
+ * {@code tier-cookie.previous-secret} are shown as {@code (hidden)}.
+ *
+ * <p>Value syntax: values are trimmed; integers are optional {@code -} and decimal digits; decimals add an
+ * optional {@code .digits}; booleans are {@code true} or {@code false}; durations are a whole number with a
+ * unit ({@code 250ms}, {@code 5s}, {@code 10m}, {@code 2h}, {@code 30d}) or ISO-8601 ({@code PT5S}); lists
+ * are comma-separated. A whole value of the form {@code ${env:NAME}} or {@code ${sys:NAME}} is replaced by
+ * the environment variable or system property NAME, meant for secrets that do not belong in the file.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class PolicyParser {
+
+    /** Keys outside {@code class.*} and {@code rule.*}. */
+    static final List<String> GLOBAL_KEYS = List.of("classes", "default-class", "scheduling", "max-executing",
+            "borrowing", "tier-cookie.name", "tier-cookie.secret", "tier-cookie.previous-secret",
+            "tier-cookie.max-age", "session-cookie.name", "session-cookie.max-age", "session-table.max-entries",
+            "session-table.idle-timeout", "admission.total-queued", "admission.higher-queued",
+            "admission.reject-status", "admission.retry-after");
+
+    /** What may follow {@code class.<name>.}. */
+    static final List<String> CLASS_KEYS = List.of("budget", "min-budget", "weight", "reserve", "max-queue",
+            "max-wait", "delay-target", "session-rate", "session-burst", "admission.total-queued",
+            "admission.higher-queued");
+
+    /** What may follow {@code rule.<n>.}. */
+    static final List<String> RULE_KEYS = List.of("type", "value", "header", "class");
+
+    private static final Set<String> SECRET_KEYS = Set.of("tier-cookie.secret", "tier-cookie.previous-secret");
+    private static final String HIDDEN = "(hidden)";
+    private static final String UNSET = "(unset)";
+
+    private static final Pattern INTEGER = Pattern.compile("-?[0-9]+");
+    private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
+    private static final Pattern DURATION = Pattern.compile("([0-9]+)(ms|s|m|h|d)");
+    private static final Pattern RULE_NUMBER = Pattern.compile("[1-9][0-9]{0,8}");
+    private static final Pattern REFERENCE = Pattern.compile("\\$\\{(env|sys):([A-Za-z0-9_.\\-]+)}");
+
+    /** Resolves {@code env:NAME} and {@code sys:NAME} against the real environment and system properties. */
+    private static final Function<String, String> SYSTEM_VARIABLES = ref -> ref.startsWith("env:")
+            ? System.getenv(ref.substring(4))
+            : System.getProperty(ref.substring(4));
+
+    private final String source;
+    private final Function<String, String> variables;
+    /** Trimmed keys to trimmed, not yet resolved values, sorted so that the first error is always the same. */
+    private final Map<String, String> raw = new TreeMap<>();
+
+    private PolicyParser(String source, Function<String, String> variables) {
+        this.source = source;
+        this.variables = variables;
+    }
+
+    /**
+     * Reads and parses a policy file (UTF-8 properties).
+     *
+     * @throws PolicyException if the file cannot be read (the message names the path and the reason), a key
+     *                         appears twice, or the policy is invalid
+     */
+    public static QosPolicy load(Path file) {
+        return load(file, SYSTEM_VARIABLES);
+    }
+
+    /** {@link #load(Path)} with {@code ${env:..}} and {@code ${sys:..}} resolved by {@code variables}. */
+    static QosPolicy load(Path file, Function<String, String> variables) {
+        Properties props = new NoDuplicates(file.toString());
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            props.load(in);
+        } catch (NoSuchFileException e) {
+            throw unreadable(file, "no such file");
+        } catch (AccessDeniedException e) {
+            throw unreadable(file, "permission denied");
+        } catch (CharacterCodingException e) {
+            throw unreadable(file, "not valid UTF-8");
+        } catch (IOException e) {
+            throw unreadable(file, e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
+        } catch (PolicyException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            // Properties.load rejects a malformed \\uXXXX escape this way
+            throw unreadable(file, e.getMessage());
+        }
+        return parse(props, file.toString(), variables);
+    }
+
+    /**
+     * Parses policy properties.
+     *
+     * @param props  the keys and values; non-string entries are an error
+     * @param source where they came from (a file name), prepended to error messages; may be null
+     * @throws PolicyException naming the source, key, value and reason of the first problem found
+     */
+    public static QosPolicy parse(Properties props, String source) {
+        return parse(props, source, SYSTEM_VARIABLES);
+    }
+
+    /**
+     * {@link #parse(Properties, String)} with references resolved by {@code variables}, which is given
+     * {@code env:NAME} or {@code sys:NAME} and returns the value or null when it is not set. The seam lets
+     * tests supply secrets without touching the real environment.
+     */
+    static QosPolicy parse(Properties props, String source, Function<String, String> variables) {
+        PolicyParser p = new PolicyParser(source, variables);
+        for (Map.Entry<Object, Object> e : props.entrySet()) {
+            if (!(e.getKey() instanceof String) || !(e.getValue() instanceof String)) {
+                throw p.error(String.valueOf(e.getKey()), "(not a string)", "keys and values must be strings");
+            }
+        }
+        for (String key : props.stringPropertyNames()) {
+            p.raw.put(key.trim(), props.getProperty(key).trim());
+        }
+        return p.parse();
+    }
+
+    private QosPolicy parse() {
+        if (!raw.containsKey("classes")) {
+            throw error("classes", UNSET, "required: the service classes, highest priority first, e.g. "
+                    + "classes = premium, basic");
+        }
+        List<String> classNames = list("classes");
+        List<ClassPolicy> classes = new ArrayList<>();
+        for (String name : classNames) {
+            try {
+                classes.add(ClassPolicy.named(name));
+            } catch (IllegalArgumentException e) {
+                throw error("classes", raw.get("classes"), e.getMessage());
+            }
+        }
+        TreeSet<Integer> ruleNumbers = new TreeSet<>();
+        for (String key : raw.keySet()) {
+            checkKey(key, classNames, ruleNumbers);
+        }
+
+        QosPolicy.Builder b = QosPolicy.builder();
+        for (ClassPolicy c : classes) {
+            b.addClass(classPolicy(c));
+        }
+        string("default-class", b::defaultClass);
+        String scheduling = value("scheduling");
+        if (scheduling != null) {
+            QosPolicy.Scheduling s = QosPolicy.Scheduling.fromKey(scheduling);
+            if (s == null) {
+                throw error("scheduling", scheduling, "unknown scheduling; one of " + keysOf(
+                        QosPolicy.Scheduling.values(), QosPolicy.Scheduling::key));
+            }
+            b.scheduling(s);
+        }
+        integer("max-executing", b::maxExecuting);
+        String borrowing = value("borrowing");
+        if (borrowing != null) {
+            b.borrowing(bool("borrowing", borrowing));
+        }
+        List<Integer> fileNumbers = new ArrayList<>(ruleNumbers);
+        for (int n : fileNumbers) {
+            b.addRule(rule(n, classNames));
+        }
+        string("tier-cookie.name", b::tierCookieName);
+        string("tier-cookie.secret", b::secret);
+        string("tier-cookie.previous-secret", b::previousSecret);
+        duration("tier-cookie.max-age", b::tierCookieMaxAge);
+        string("session-cookie.name", b::sessionCookieName);
+        duration("session-cookie.max-age", b::sessionMaxAge);
+        String entries = value("session-table.max-entries");
+        if (entries != null) {
+            b.sessionTableMaxEntries(longValue("session-table.max-entries", entries));
+        }
+        duration("session-table.idle-timeout", b::sessionIdleTimeout);
+        integer("admission.total-queued", b::totalQueuedTrigger);
+        integer("admission.higher-queued", b::higherQueuedTrigger);
+        integer("admission.reject-status", b::rejectStatus);
+        duration("admission.retry-after", b::retryAfter);
+        try {
+            return b.build();
+        } catch (PolicyException e) {
+            throw located(e, fileNumbers);
+        }
+    }
+
+    /** Fails on a key that is not part of the policy file's vocabulary; records rule numbers. */
+    private void checkKey(String key, List<String> classNames, Set<Integer> ruleNumbers) {
+        if (GLOBAL_KEYS.contains(key)) {
+            return;
+        }
+        if (key.startsWith("class.")) {
+            int dot = key.indexOf('.', 6);
+            String name = dot < 0 ? key.substring(6) : key.substring(6, dot);
+            String rest = dot < 0 ? "" : key.substring(dot + 1);
+            if (!classNames.contains(name)) {
+                List<String> candidates = new ArrayList<>();
+                for (String c : classNames) {
+                    candidates.add("class." + c + "." + rest);
+                }
+                String near = nearest(key, candidates);
+                throw error(key, raw.get(key), "class " + name + " is not listed in classes (" + String.join(", ",
+                        classNames) + ")" + (near != null ? "; did you mean " + near + "?" : ""));
+            }
+            if (!CLASS_KEYS.contains(rest)) {
+                throw unknownKey(key, prefixed("class." + name + ".", CLASS_KEYS),
+                        "per-class keys are " + String.join(", ", CLASS_KEYS));
+            }
+            return;
+        }
+        if (key.startsWith("rule.")) {
+            int dot = key.indexOf('.', 5);
+            String number = dot < 0 ? key.substring(5) : key.substring(5, dot);
+            String rest = dot < 0 ? "" : key.substring(dot + 1);
+            if (!RULE_NUMBER.matcher(number).matches()) {
+                throw error(key, raw.get(key), "the rule number must be a positive integer without leading zeros"
+                        + " (rule.1, rule.2, rule.10, ...)");
+            }
+            if (!RULE_KEYS.contains(rest)) {
+                throw unknownKey(key, prefixed("rule." + number + ".", RULE_KEYS),
+                        "rule keys are " + String.join(", ", RULE_KEYS));
+            }
+            ruleNumbers.add(Integer.parseInt(number));
+            return;
+        }
+        List<String> candidates = new ArrayList<>(GLOBAL_KEYS);
+        for (String c : classNames) {
+            candidates.addAll(prefixed("class." + c + ".", CLASS_KEYS));
+        }
+        throw unknownKey(key, candidates, "see docs/configuration.md for the keys");
+    }
+
+    private PolicyException unknownKey(String key, List<String> candidates, String otherwise) {
+        String near = nearest(key, candidates);
+        return error(key, raw.get(key), "unknown key; " + (near != null ? "did you mean " + near + "?" : otherwise));
+    }
+
+    private ClassPolicy classPolicy(ClassPolicy c) {
+        String k = "class." + c.name() + ".";
+        c = withInteger(c, k + "budget", ClassPolicy::withBudget);
+        c = withInteger(c, k + "min-budget", ClassPolicy::withMinBudget);
+        c = withInteger(c, k + "weight", ClassPolicy::withWeight);
+        c = withInteger(c, k + "reserve", ClassPolicy::withReserve);
+        c = withInteger(c, k + "max-queue", ClassPolicy::withMaxQueue);
+        c = withDuration(c, k + "max-wait", ClassPolicy::withMaxWait);
+        c = withDuration(c, k + "delay-target", ClassPolicy::withDelayTarget);
+        String rate = value(k + "session-rate");
+        if (rate != null) {
+            c = c.withSessionRate(decimal(k + "session-rate", rate));
+        }
+        c = withInteger(c, k + "session-burst", ClassPolicy::withSessionBurst);
+        c = withInteger(c, k + "admission.total-queued", ClassPolicy::withTotalQueuedTrigger);
+        c = withInteger(c, k + "admission.higher-queued", ClassPolicy::withHigherQueuedTrigger);
+        return c;
+    }
+
+    private Rule rule(int n, List<String> classNames) {
+        String k = "rule." + n + ".";
+        String typeText = value(k + "type");
+        String types = keysOf(Rule.Type.values(), Rule.Type::key);
+        if (typeText == null) {
+            throw error(k + "type", UNSET, "required: one of " + types);
+        }
+        Rule.Type type = Rule.Type.fromKey(typeText);
+        if (type == null) {
+            throw error(k + "type", typeText, "unknown rule type; one of " + types);
+        }
+        if (type == Rule.Type.TIER_COOKIE) {
+            // the class is the one signed into the cookie; a class or value here would be silently ignored
+            unused(k + "class", "a tier-cookie rule takes its class from the cookie");
+            unused(k + "value", "a tier-cookie rule has no value");
+            unused(k + "header", "only header rules name a header");
+            return Rule.tierCookie();
+        }
+        if (type != Rule.Type.HEADER) {
+            unused(k + "header", "only header rules name a header");
+        }
+        String serviceClass = value(k + "class");
+        if (serviceClass == null) {
+            throw error(k + "class", UNSET, "required for a " + type.key() + " rule: one of "
+                    + String.join(", ", classNames));
+        }
+        String header = value(k + "header");
+        if (type == Rule.Type.HEADER && header == null) {
+            throw error(k + "header", UNSET, "required for a header rule: the name of the request header");
+        }
+        if (type != Rule.Type.HEADER && !raw.containsKey(k + "value")) {
+            throw error(k + "value", UNSET, "required for a " + type.key() + " rule");
+        }
+        List<String> values = raw.containsKey(k + "value") ? list(k + "value") : List.of();
+        return new Rule(type, values, header, serviceClass);
+    }
+
+    private void unused(String key, String reason) {
+        if (raw.containsKey(key)) {
+            throw error(key, raw.get(key), "not used: " + reason + "; remove this key");
+        }
+    }
+
+    // ---- values
+
+    /** The trimmed value with a {@code ${env:..}} or {@code ${sys:..}} reference resolved, or null if absent. */
+    private String value(String key) {
+        String v = raw.get(key);
+        if (v == null || !v.startsWith("${")) {
+            return v;
+        }
+        Matcher m = REFERENCE.matcher(v);
+        if (!m.matches()) {
+            throw error(key, raw.get(key), "not a valid reference; write ${env:NAME} or ${sys:NAME}");
+        }
+        boolean env = m.group(1).equals("env");
+        String resolved = variables.apply(m.group(1) + ":" + m.group(2));
+        if (resolved == null) {
+            throw error(key, raw.get(key), (env ? "environment variable " : "system property ") + m.group(2)
+                    + " is not set");
+        }
+        // a secret is used byte for byte, whatever surrounds it; other values are trimmed like the file's
+        return SECRET_KEYS.contains(key) ? resolved : resolved.trim();
+    }
+
+    private List<String> list(String key) {
+        String v = value(key);
+        if (v.isEmpty()) {
+            return List.of();
+        }
+        List<String> items = new ArrayList<>();
+        for (String item : v.split(",", -1)) {
+            String t = item.trim();
+            if (t.isEmpty()) {
+                throw error(key, v, "empty item in the comma-separated list");
+            }
+            items.add(t);
+        }
+        return items;
+    }
+
+    private void string(String key, Consumer<String> setter) {
+        String v = value(key);
+        if (v != null) {
+            setter.accept(v);
+        }
+    }
+
+    private void integer(String key, Consumer<Integer> setter) {
+        String v = value(key);
+        if (v != null) {
+            setter.accept(intValue(key, v));
+        }
+    }
+
+    private void duration(String key, Consumer<Duration> setter) {
+        String v = value(key);
+        if (v != null) {
+            setter.accept(durationValue(key, v));
+        }
+    }
+
+    private ClassPolicy withInteger(ClassPolicy c, String key, BiFunction<ClassPolicy, Integer, ClassPolicy> with) {
+        String v = value(key);
+        return v == null ? c : with.apply(c, intValue(key, v));
+    }
+
+    private ClassPolicy withDuration(ClassPolicy c, String key, BiFunction<ClassPolicy, Duration, ClassPolicy> with) {
+        String v = value(key);
+        return v == null ? c : with.apply(c, durationValue(key, v));
+    }
+
+    private int intValue(String key, String v) {
+        long n = longValue(key, v);
+        if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+            throw error(key, v, "not an integer in range (too large)");
+        }
+        return (int) n;
+    }
+
+    private long longValue(String key, String v) {
+        if (!INTEGER.matcher(v).matches()) {
+            throw error(key, v, "not an integer");
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw error(key, v, "not an integer in range (too large)");
+        }
+    }
+
+    private double decimal(String key, String v) {
+        if (!DECIMAL.matcher(v).matches()) {
+            throw error(key, v, "not a decimal number (digits, optionally with a '.' fraction)");
+        }
+        return Double.parseDouble(v);
+    }
+
+    private boolean bool(String key, String v) {
+        if (v.equals("true")) {
+            return true;
+        }
+        if (v.equals("false")) {
+            return false;
+        }
+        throw error(key, v, "must be true or false");
+    }
+
+    private Duration durationValue(String key, String v) {
+        String units = "a whole number with a unit: ms, s, m, h or d (250ms, 5s, 10m, 2h, 30d), or ISO-8601 (PT5S)";
+        if (INTEGER.matcher(v).matches()) {
+            throw error(key, v, "a duration needs a unit: write " + v + "s or " + v + "ms (units ms, s, m, h, d)"
+                    + " or ISO-8601 like PT" + v + "S");
+        }
+        Matcher m = DURATION.matcher(v);
+        try {
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                switch (m.group(2)) {
+                    case "ms":
+                        return Duration.ofMillis(n);
+                    case "s":
+                        return Duration.ofSeconds(n);
+                    case "m":
+                        return Duration.ofMinutes(n);
+                    case "h":
+                        return Duration.ofHours(n);
+                    default:
+                        return Duration.ofDays(n);
+                }
+            }
+            String upper = v.toUpperCase(Locale.ROOT);
+            if (upper.startsWith("P") || upper.startsWith("-P") || upper.startsWith("+P")) {
+                return Duration.parse(v);
+            }
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw error(key, v, "duration too large");
+        } catch (DateTimeParseException e) {
+            throw error(key, v, "not a duration: " + units);
+        }
+        throw error(key, v, "not a duration: " + units);
+    }
+
+    // ---- errors
+
+    private static boolean isSecret(String key) {
+        return SECRET_KEYS.contains(key) || key.toLowerCase(Locale.ROOT).contains("secret");
+    }
+
+    /** The one place a message is made from a value: secrets show as (hidden). */
+    private PolicyException error(String key, String value, String reason) {
+        return located(key, key + " = " + (isSecret(key) ? HIDDEN : value) + ": " + reason);
+    }
+
+    /**
+     * Build() numbers rules by position (rule.1, rule.2, ...); the file numbers them freely (rule.5, rule.10).
+     * Its key is mapped back to the file's number so that the message points at the right lines.
+     */
+    private PolicyException located(PolicyException e, List<Integer> fileNumbers) {
+        String key = e.key();
+        String message = e.getMessage();
+        if (key != null && key.startsWith("rule.")) {
+            int dot = key.indexOf('.', 5);
+            try {
+                int position = Integer.parseInt(dot < 0 ? key.substring(5) : key.substring(5, dot));
+                String fileKey = "rule." + fileNumbers.get(position - 1) + (dot < 0 ? "" : key.substring(dot));
+                if (message.startsWith(key)) {
+                    message = fileKey + message.substring(key.length());
+                }
+                key = fileKey;
+            } catch (NumberFormatException | IndexOutOfBoundsException ignored) {
+                // not a positional rule key: keep it as it is
+            }
+        }
+        return located(key, message);
+    }
+
+    /** The exception for a problem with {@code key}, its message prefixed with the source; the key is kept. */
+    private PolicyException located(String key, String message) {
+        PolicyException plain = new PolicyException(message);
+        if (key != null && message.startsWith(key + " = ")) {
+            int colon = message.indexOf(": ", key.length() + 3);
+            if (colon > 0) {
+                plain = new PolicyException(key, message.substring(key.length() + 3, colon),
+                        message.substring(colon + 2));
+            }
+        }
+        return source == null ? plain : plain.in(source);
+    }
+
+    private static PolicyException unreadable(Path file, String reason) {
+        return new PolicyException("cannot read policy file " + file + ": " + reason);
+    }
+
+    // ---- suggestions
+
+    private static List<String> prefixed(String prefix, List<String> suffixes) {
+        List<String> keys = new ArrayList<>(suffixes.size());
+        for (String s : suffixes) {
+            keys.add(prefix + s);
+        }
+        return keys;
+    }
+
+    private static <T> String keysOf(T[] values, Function<T, String> key) {
+        List<String> keys = new ArrayList<>(values.length);
+        for (T v : values) {
+            keys.add(key.apply(v));
+        }
+        return String.join(", ", keys);
+    }
+
+    /**
+     * The candidate closest to {@code key} when the match is obvious: the same key spelled with other case
+     * or separators ({@code maxExecuting}), or at most a few typed characters off; else null.
+     */
+    private static String nearest(String key, List<String> candidates) {
+        String squashed = squash(key);
+        for (String c : candidates) {
+            if (squash(c).equals(squashed)) {
+                return c;
+            }
+        }
+        int allowed = Math.max(1, Math.min(3, key.length() / 4));
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String c : candidates) {
+            int d = distance(key, c);
+            if (d < bestDistance) {
+                best = c;
+                bestDistance = d;
+            }
+        }
+        return bestDistance <= allowed ? best : null;
+    }
+
+    private static String squash(String s) {
+        return s.toLowerCase(Locale.ROOT).replace("-", "").replace("_", "").replace(".", "");
+    }
+
+    /** Levenshtein distance: insertions, deletions and substitutions. */
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    /**
+     * Properties that refuse a key given twice: {@link Properties#load} would silently keep the last one, and
+     * a pasted second {@code rule.1} block would quietly replace the first.
+     */
+    private static final class NoDuplicates extends Properties {
+
+        private final String source;
+
+        NoDuplicates(String source) {
+            this.source = source;
+        }
+
+        @Override
+        public synchronized Object put(Object key, Object value) {
+            if (containsKey(key)) {
+                throw new PolicyException(source + ": " + key + " appears more than once; give each key once");
+            }
+            return super.put(key, value);
+        }
+    }
+}

@@ -1,0 +1,478 @@
+package dev.servletqos;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The whole configuration of one engine: service classes in priority order, scheduling, classification
+ * rules, cookies, the session table and admission. Immutable and thread-safe; changing settings at run time
+ * means building a new policy ({@link #toBuilder()}) or calling the engine's setters. Read one from a
+ * properties file with {@link PolicyParser}; every key is documented in {@code docs/configuration.md}.
+ */
+public final class QosPolicy {
+
+    /** How waiting requests are chosen when a permit frees up (paper 004, section 4.4). */
+    public enum Scheduling {
+        /** Higher classes always first. */
+        STRICT_PRIORITY("strict-priority"),
+        /** Each busy class gets dispatches in proportion to its weight. */
+        WEIGHTED("weighted"),
+        /** Each class has its budget; idle permits are lent to others, except each class's reserve. */
+        SHARED_CAPACITY("shared-capacity"),
+        /** Each class has its budget and never lends or borrows. */
+        FIXED_CAPACITY("fixed-capacity"),
+        /** Earliest deadline (arrival + the class's delay target) first, across classes. */
+        EARLIEST_DEADLINE("earliest-deadline");
+
+        private final String key;
+
+        Scheduling(String key) {
+            this.key = key;
+        }
+
+        /** The name used in the policy file. */
+        public String key() {
+            return key;
+        }
+
+        /** The policy for a policy-file name, or null. */
+        public static Scheduling fromKey(String key) {
+            for (Scheduling s : values()) {
+                if (s.key.equals(key)) {
+                    return s;
+                }
+            }
+            return null;
+        }
+    }
+
+    private final List<ClassPolicy> classes;
+    private final String defaultClass;
+    private final Scheduling scheduling;
+    private final int maxExecuting;
+    private final boolean borrowing;
+    private final List<Rule> rules;
+    private final String tierCookieName;
+    private final String secret;
+    private final String previousSecret;
+    private final Duration tierCookieMaxAge;
+    private final String sessionCookieName;
+    private final Duration sessionMaxAge;
+    private final long sessionTableMaxEntries;
+    private final Duration sessionIdleTimeout;
+    private final int totalQueuedTrigger;
+    private final int higherQueuedTrigger;
+    private final int rejectStatus;
+    private final Duration retryAfter;
+
+    private QosPolicy(Builder b, List<ClassPolicy> resolved) {
+        this.classes = List.copyOf(resolved);
+        this.defaultClass = b.defaultClass != null ? b.defaultClass : resolved.get(resolved.size() - 1).name();
+        this.scheduling = b.scheduling;
+        this.maxExecuting = b.maxExecuting;
+        this.borrowing = b.borrowing && b.scheduling != Scheduling.FIXED_CAPACITY;
+        this.rules = List.copyOf(b.rules);
+        this.tierCookieName = b.tierCookieName;
+        this.secret = b.secret;
+        this.previousSecret = b.previousSecret;
+        this.tierCookieMaxAge = b.tierCookieMaxAge;
+        this.sessionCookieName = b.sessionCookieName;
+        this.sessionMaxAge = b.sessionMaxAge;
+        this.sessionTableMaxEntries = b.sessionTableMaxEntries;
+        this.sessionIdleTimeout = b.sessionIdleTimeout;
+        this.totalQueuedTrigger = b.totalQueuedTrigger;
+        this.higherQueuedTrigger = b.higherQueuedTrigger;
+        this.rejectStatus = b.rejectStatus;
+        this.retryAfter = b.retryAfter;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding every setting of this policy, to change some and build a new one. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.classes.addAll(classes);
+        b.defaultClass = defaultClass;
+        b.scheduling = scheduling;
+        b.maxExecuting = maxExecuting;
+        b.borrowing = borrowing;
+        b.rules.addAll(rules);
+        b.tierCookieName = tierCookieName;
+        b.secret = secret;
+        b.previousSecret = previousSecret;
+        b.tierCookieMaxAge = tierCookieMaxAge;
+        b.sessionCookieName = sessionCookieName;
+        b.sessionMaxAge = sessionMaxAge;
+        b.sessionTableMaxEntries = sessionTableMaxEntries;
+        b.sessionIdleTimeout = sessionIdleTimeout;
+        b.totalQueuedTrigger = totalQueuedTrigger;
+        b.higherQueuedTrigger = higherQueuedTrigger;
+        b.rejectStatus = rejectStatus;
+        b.retryAfter = retryAfter;
+        return b;
+    }
+
+    /** The classes, highest priority first, every setting resolved. */
+    public List<ClassPolicy> classes() {
+        return classes;
+    }
+
+    /** The class's position (0 = highest priority), or -1 if there is no such class. */
+    public int classIndex(String name) {
+        for (int i = 0; i < classes.size(); i++) {
+            if (classes.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The class of requests no rule matched ({@code default-class}); default: the lowest class. */
+    public String defaultClass() {
+        return defaultClass;
+    }
+
+    /** {@code scheduling}; default strict-priority. */
+    public Scheduling scheduling() {
+        return scheduling;
+    }
+
+    /** Requests executing at once over all classes ({@code max-executing}); default 16. */
+    public int maxExecuting() {
+        return maxExecuting;
+    }
+
+    /** Whether a class may use idle permits beyond its budget ({@code borrowing}); default true, never for fixed-capacity. */
+    public boolean borrowing() {
+        return borrowing;
+    }
+
+    /** Classification rules, in order; the first match wins. */
+    public List<Rule> rules() {
+        return rules;
+    }
+
+    /** Name of the signed subscription cookie the application issues ({@code tier-cookie.name}); default QOSTIER. */
+    public String tierCookieName() {
+        return tierCookieName;
+    }
+
+    /** Signing secret for the tier and session cookies ({@code tier-cookie.secret}), or null. */
+    public String secret() {
+        return secret;
+    }
+
+    /** A second secret still accepted, during key rotation ({@code tier-cookie.previous-secret}), or null. */
+    public String previousSecret() {
+        return previousSecret;
+    }
+
+    /** Lifetime of an issued tier cookie ({@code tier-cookie.max-age}); default 365 days. */
+    public Duration tierCookieMaxAge() {
+        return tierCookieMaxAge;
+    }
+
+    /** Name of the signed per-session admission cookie ({@code session-cookie.name}); default QOSSESSION. */
+    public String sessionCookieName() {
+        return sessionCookieName;
+    }
+
+    /** How long an admission stays valid without renewal ({@code session-cookie.max-age}); default 30 min. */
+    public Duration sessionMaxAge() {
+        return sessionMaxAge;
+    }
+
+    /** Bound of the session table ({@code session-table.max-entries}); default 100000. */
+    public long sessionTableMaxEntries() {
+        return sessionTableMaxEntries;
+    }
+
+    /** Idle time after which a session is forgotten ({@code session-table.idle-timeout}); default 30 min. */
+    public Duration sessionIdleTimeout() {
+        return sessionIdleTimeout;
+    }
+
+    /** Policy-wide WebQoS trigger j ({@code admission.total-queued}); default 0 (off). */
+    public int totalQueuedTrigger() {
+        return totalQueuedTrigger;
+    }
+
+    /** Policy-wide WebQoS trigger k ({@code admission.higher-queued}); default 0 (off). */
+    public int higherQueuedTrigger() {
+        return higherQueuedTrigger;
+    }
+
+    /** Status of a refusal ({@code admission.reject-status}): 503 (default) or 429. */
+    public int rejectStatus() {
+        return rejectStatus;
+    }
+
+    /** The {@code Retry-After} sent with refusals ({@code admission.retry-after}); default 10 s. */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+
+    @Override
+    public String toString() {
+        return "QosPolicy{classes=" + classes + ", default=" + defaultClass + ", scheduling=" + scheduling.key()
+                + ", maxExecuting=" + maxExecuting + ", borrowing=" + borrowing + ", rules=" + rules + "}";
+    }
+
+    /**
+     * Builds a {@link QosPolicy}. Not thread-safe. {@link #build()} checks everything and throws a
+     * {@link PolicyException} naming the key, the value and the reason.
+     */
+    public static final class Builder {
+        private final List<ClassPolicy> classes = new ArrayList<>();
+        private String defaultClass;
+        private Scheduling scheduling = Scheduling.STRICT_PRIORITY;
+        private int maxExecuting = 16;
+        private boolean borrowing = true;
+        private final List<Rule> rules = new ArrayList<>();
+        private String tierCookieName = "QOSTIER";
+        private String secret;
+        private String previousSecret;
+        private Duration tierCookieMaxAge = Duration.ofDays(365);
+        private String sessionCookieName = "QOSSESSION";
+        private Duration sessionMaxAge = Duration.ofMinutes(30);
+        private long sessionTableMaxEntries = 100_000;
+        private Duration sessionIdleTimeout = Duration.ofMinutes(30);
+        private int totalQueuedTrigger;
+        private int higherQueuedTrigger;
+        private int rejectStatus = 503;
+        private Duration retryAfter = Duration.ofSeconds(10);
+
+        private Builder() {
+        }
+
+        /** Appends a class below the ones added so far (the first added has the highest priority). */
+        public Builder addClass(ClassPolicy c) {
+            classes.add(c);
+            return this;
+        }
+
+        /** Replaces the class of the same name, keeping its position. */
+        public Builder replaceClass(ClassPolicy c) {
+            for (int i = 0; i < classes.size(); i++) {
+                if (classes.get(i).name().equals(c.name())) {
+                    classes.set(i, c);
+                    return this;
+                }
+            }
+            throw new PolicyException("class " + c.name() + ": no such class");
+        }
+
+        public Builder defaultClass(String name) {
+            this.defaultClass = name;
+            return this;
+        }
+
+        public Builder scheduling(Scheduling s) {
+            this.scheduling = s;
+            return this;
+        }
+
+        public Builder maxExecuting(int n) {
+            this.maxExecuting = n;
+            return this;
+        }
+
+        public Builder borrowing(boolean b) {
+            this.borrowing = b;
+            return this;
+        }
+
+        public Builder addRule(Rule r) {
+            rules.add(r);
+            return this;
+        }
+
+        public Builder clearRules() {
+            rules.clear();
+            return this;
+        }
+
+        public Builder tierCookieName(String name) {
+            this.tierCookieName = name;
+            return this;
+        }
+
+        /** The signing secret, at least 16 bytes; also signs the session cookie. */
+        public Builder secret(String s) {
+            this.secret = s;
+            return this;
+        }
+
+        public Builder previousSecret(String s) {
+            this.previousSecret = s;
+            return this;
+        }
+
+        public Builder tierCookieMaxAge(Duration d) {
+            this.tierCookieMaxAge = d;
+            return this;
+        }
+
+        public Builder sessionCookieName(String name) {
+            this.sessionCookieName = name;
+            return this;
+        }
+
+        public Builder sessionMaxAge(Duration d) {
+            this.sessionMaxAge = d;
+            return this;
+        }
+
+        public Builder sessionTableMaxEntries(long n) {
+            this.sessionTableMaxEntries = n;
+            return this;
+        }
+
+        public Builder sessionIdleTimeout(Duration d) {
+            this.sessionIdleTimeout = d;
+            return this;
+        }
+
+        public Builder totalQueuedTrigger(int j) {
+            this.totalQueuedTrigger = j;
+            return this;
+        }
+
+        public Builder higherQueuedTrigger(int k) {
+            this.higherQueuedTrigger = k;
+            return this;
+        }
+
+        public Builder rejectStatus(int status) {
+            this.rejectStatus = status;
+            return this;
+        }
+
+        public Builder retryAfter(Duration d) {
+            this.retryAfter = d;
+            return this;
+        }
+
+        /**
+         * Checks every setting and builds the policy.
+         *
+         * @throws PolicyException naming the key, value and reason of the first problem found
+         */
+        public QosPolicy build() {
+            if (classes.isEmpty()) {
+                throw new PolicyException("classes", "", "at least one service class is required");
+            }
+            ClassPolicy.check(maxExecuting >= 1 && maxExecuting <= 100_000, "max-executing", maxExecuting,
+                    "must be 1..100000");
+            ClassPolicy.check(totalQueuedTrigger >= 0, "admission.total-queued", totalQueuedTrigger,
+                    "must be 0 (off) or more");
+            ClassPolicy.check(higherQueuedTrigger >= 0, "admission.higher-queued", higherQueuedTrigger,
+                    "must be 0 (off) or more");
+            ClassPolicy.check(scheduling != null, "scheduling", "null", "required");
+            Set<String> names = new HashSet<>();
+            List<ClassPolicy> resolved = new ArrayList<>();
+            for (int i = 0; i < classes.size(); i++) {
+                ClassPolicy c = classes.get(i);
+                if (!names.add(c.name())) {
+                    throw new PolicyException("classes", c.name(), "class listed twice");
+                }
+                resolved.add(c.resolve(i, maxExecuting, totalQueuedTrigger, higherQueuedTrigger));
+            }
+            int reserves = 0;
+            for (ClassPolicy c : resolved) {
+                reserves += c.reserve();
+            }
+            ClassPolicy.check(reserves <= maxExecuting, "class.*.reserve", reserves,
+                    "the reserves add up to more than max-executing (" + maxExecuting + ")");
+            if (defaultClass != null && !names.contains(defaultClass)) {
+                throw new PolicyException("default-class", defaultClass, "no such class; classes are " + names);
+            }
+            boolean tierRule = false;
+            for (int i = 0; i < rules.size(); i++) {
+                Rule r = rules.get(i);
+                String k = "rule." + (i + 1);
+                if (r.type() == null) {
+                    throw new PolicyException(k + ".type", "null", "required");
+                }
+                if (r.type() == Rule.Type.TIER_COOKIE) {
+                    tierRule = true;
+                    continue;
+                }
+                if (r.serviceClass() == null || !names.contains(r.serviceClass())) {
+                    throw new PolicyException(k + ".class", String.valueOf(r.serviceClass()),
+                            "no such class; classes are " + names);
+                }
+                if (r.type() == Rule.Type.HEADER && (r.header() == null || r.header().isBlank())) {
+                    throw new PolicyException(k + ".header", String.valueOf(r.header()),
+                            "a header rule needs the header name");
+                }
+                if (r.type() != Rule.Type.HEADER && r.values().isEmpty()) {
+                    throw new PolicyException(k + ".value", "", "a " + r.type().key() + " rule needs a value");
+                }
+                try {
+                    RuleMatchers.forRule(r);
+                } catch (IllegalArgumentException e) {
+                    throw new PolicyException(k + ".value", String.join(", ", r.values()), e.getMessage());
+                }
+            }
+            ClassPolicy.check(isToken(tierCookieName), "tier-cookie.name", tierCookieName,
+                    "must be a cookie name (letters, digits, '-', '_', '.')");
+            ClassPolicy.check(isToken(sessionCookieName), "session-cookie.name", sessionCookieName,
+                    "must be a cookie name (letters, digits, '-', '_', '.')");
+            ClassPolicy.check(!tierCookieName.equals(sessionCookieName), "session-cookie.name", sessionCookieName,
+                    "must differ from tier-cookie.name");
+            if (secret != null && secret.getBytes(StandardCharsets.UTF_8).length < 16) {
+                throw new PolicyException("tier-cookie.secret", "(hidden, " + secret.length() + " characters)",
+                        "must be at least 16 bytes");
+            }
+            if (previousSecret != null && previousSecret.getBytes(StandardCharsets.UTF_8).length < 16) {
+                throw new PolicyException("tier-cookie.previous-secret",
+                        "(hidden, " + previousSecret.length() + " characters)", "must be at least 16 bytes");
+            }
+            if (tierRule && secret == null) {
+                throw new PolicyException("tier-cookie.secret", "(unset)",
+                        "a tier-cookie rule needs a secret, else tier cookies cannot be trusted");
+            }
+            checkCookieAge(tierCookieMaxAge, "tier-cookie.max-age");
+            checkCookieAge(sessionMaxAge, "session-cookie.max-age");
+            checkPositive(sessionIdleTimeout, "session-table.idle-timeout");
+            ClassPolicy.check(sessionTableMaxEntries >= 1 && sessionTableMaxEntries <= 100_000_000,
+                    "session-table.max-entries", sessionTableMaxEntries, "must be 1..100000000");
+            ClassPolicy.check(rejectStatus == 503 || rejectStatus == 429, "admission.reject-status", rejectStatus,
+                    "must be 503 or 429");
+            ClassPolicy.check(retryAfter != null && !retryAfter.isNegative() && retryAfter.getSeconds() <= 86_400,
+                    "admission.retry-after", retryAfter, "must be 0s..1d");
+            return new QosPolicy(this, resolved);
+        }
+
+        // Browsers cap cookie lifetimes at 400 days (RFC 6265bis); below a second Max-Age would be 0 and delete it.
+        private static void checkCookieAge(Duration d, String key) {
+            ClassPolicy.check(d != null && d.getSeconds() >= 1 && d.compareTo(Duration.ofDays(400)) <= 0, key, d,
+                    "must be 1s..400d");
+        }
+
+        private static void checkPositive(Duration d, String key) {
+            ClassPolicy.check(d != null && !d.isNegative() && !d.isZero(), key, d, "must be more than 0");
+        }
+
+        private static boolean isToken(String s) {
+            if (s == null || s.isEmpty() || s.length() > 64) {
+                return false;
+            }
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+                        || c == '_' || c == '.')) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.servletqos;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The friendly refusal an adapter writes for a rejected or expired request: a status (503, or 429 for
+ * refused sessions when configured), a {@code Retry-After} in seconds and a short body, HTML or JSON by the
+ * request's {@code Accept} header. Immutable.
+ */
+public final class Rejection {
+
+    /** Why a request was refused; also the {@code reason} tag of the meters. */
+    public enum Reason {
+        /** A new session was refused because too many requests are queued (WebQoS triggers j and k). */
+        SESSION_QUEUED("session-queued"),
+        /** A new session was refused by its class's session rate (token bucket). */
+        SESSION_RATE("session-rate"),
+        /** The class's queue was full. */
+        QUEUE_FULL("queue-full"),
+        /** The request waited longer than its class's maximum wait. */
+        EXPIRED("expired");
+
+        private final String tag;
+
+        Reason(String tag) {
+            this.tag = tag;
+        }
+
+        /** The lowercase name used in meters, logs and the JSON body. */
+        public String tag() {
+            return tag;
+        }
+    }
+
+    private final int status;
+    private final long retryAfterSeconds;
+    private final Reason reason;
+    private final byte[] html;
+    private final byte[] json;
+
+    Rejection(int status, long retryAfterSeconds, Reason reason) {
+        this.status = status;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.reason = reason;
+        String what = reason == Reason.SESSION_QUEUED || reason == Reason.SESSION_RATE
+                ? "We cannot start a new visit right now because the site is very busy."
+                : "The site is very busy and could not answer your request in time.";
+        this.html = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Server busy</title>"
+                + "</head>\n<body><h1>Server busy</h1><p>" + what + " Please try again in " + retryAfterSeconds
+                + " seconds.</p></body></html>\n").getBytes(StandardCharsets.UTF_8);
+        this.json = ("{\"status\":" + status + ",\"error\":\"server busy\",\"reason\":\"" + reason.tag()
+                + "\",\"retryAfterSeconds\":" + retryAfterSeconds + "}\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** 503, or 429 for refused sessions when {@code admission.reject-status = 429}. */
+    public int status() {
+        return status;
+    }
+
+    /** The value of the {@code Retry-After} header, in seconds. */
+    public long retryAfterSeconds() {
+        return retryAfterSeconds;
+    }
+
+    /** Why the request was refused. */
+    public Reason reason() {
+        return reason;
+    }
+
+    /** {@code application/json} when the client asks for JSON and not HTML, else {@code text/html}. */
+    public String contentType(String accept) {
+        return wantsJson(accept) ? "application/json;charset=utf-8" : "text/html;charset=utf-8";
+    }
+
+    /** The body matching {@link #contentType(String)}; a shared array, do not modify. */
+    public byte[] body(String accept) {
+        return wantsJson(accept) ? json : html;
+    }
+
+    private static boolean wantsJson(String accept) {
+        return accept != null && accept.contains("json") && !accept.contains("html");
+    }
+
+    @Override
+    public String toString() {
+        return status + " " + reason.tag() + " retry-after=" + retryAfterSeconds;
+    }
+}

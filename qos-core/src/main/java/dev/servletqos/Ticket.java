@@ -1,0 +1,194 @@
+package dev.servletqos;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One request's handle on the engine, with exactly one outcome. {@link QosEngine#enter} returns it in one of
+ * three states:
+ * <ul>
+ *   <li>{@link State#RUNNING}: a permit is held; run the application, then call {@link #complete()} once the
+ *       response is finished (also after an exception or when the application went asynchronous and has
+ *       completed);</li>
+ *   <li>{@link State#PARKED}: the request waits in its class's queue. Suspend it without holding a thread,
+ *       then call {@link #await(Listener)}: the listener learns when a permit is granted (the ticket is then
+ *       RUNNING) or when the engine expired it after the class's maximum wait (answer
+ *       {@link #rejection()});</li>
+ *   <li>{@link State#REJECTED}: answer {@link #rejection()} at once (503 or 429 with {@code Retry-After}).</li>
+ * </ul>
+ * A parked ticket may also end through {@link #expire()} (the container's own timeout fired) or
+ * {@link #cancel()} (the client went away). Every method is safe to call from any thread and more than once:
+ * whatever happens first decides the outcome, and the permit is released exactly once.
+ */
+public final class Ticket {
+
+    /** Where a ticket is in its life. */
+    public enum State {
+        /** Holds a permit: the application runs or may run. */
+        RUNNING,
+        /** Waits in its class queue for a permit. */
+        PARKED,
+        /** Ended: the application finished with it. */
+        COMPLETED,
+        /** Ended: refused at entry (admission or full queue). */
+        REJECTED,
+        /** Ended: waited longer than its class's maximum wait. */
+        EXPIRED,
+        /** Ended: the client went away while it waited. */
+        CANCELLED
+    }
+
+    /** Told when a parked ticket leaves its queue on the engine's initiative. Called at most once, never under a lock. */
+    public interface Listener {
+
+        /** The ticket now holds a permit: resume the request (on a container thread, never inline). */
+        void granted(Ticket ticket);
+
+        /** The ticket waited longer than its maximum wait: answer {@link Ticket#rejection()}. */
+        void expired(Ticket ticket);
+    }
+
+    private static final VarHandle NOTIFIED;
+
+    static {
+        try {
+            NOTIFIED = MethodHandles.lookup().findVarHandle(Ticket.class, "notified", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Scheduler scheduler;
+    final int classIndex;
+    final long enteredNanos;
+
+    /** Written under the scheduler's lock, read anywhere. */
+    volatile State state;
+    /** Queue links and times, guarded by the scheduler's lock. */
+    Ticket prev;
+    Ticket next;
+    long expiresNanos;
+    long deadlineNanos;
+    /** Tickets to notify after the scheduler's lock is released; guarded by it until handed over. */
+    Ticket readyNext;
+
+    private volatile Listener listener;
+    @SuppressWarnings("unused") // accessed through NOTIFIED
+    private volatile int notified;
+
+    private Rejection rejection;
+    private String setCookie;
+
+    Ticket(Scheduler scheduler, int classIndex, long enteredNanos) {
+        this.scheduler = scheduler;
+        this.classIndex = classIndex;
+        this.enteredNanos = enteredNanos;
+    }
+
+    /** The current state; see the class documentation. */
+    public State state() {
+        return state;
+    }
+
+    /** The service class this request was classified into. */
+    public String serviceClass() {
+        return scheduler.className(classIndex);
+    }
+
+    /**
+     * The answer to send for a {@link State#REJECTED} ticket (its refusal), or for an {@link State#EXPIRED}
+     * or {@link State#CANCELLED} one (503, could not be served in time); null while the ticket is parked,
+     * running or completed.
+     */
+    public Rejection rejection() {
+        State s = state;
+        if (s == State.EXPIRED || s == State.CANCELLED) {
+            return scheduler.expiredRejection();
+        }
+        return s == State.REJECTED ? rejection : null;
+    }
+
+    /**
+     * A {@code Set-Cookie} header value the adapter must add to the response (a newly admitted session's
+     * admission cookie, or a renewed one), or null. Set it before the response is committed.
+     */
+    public String setCookieHeader() {
+        return setCookie;
+    }
+
+    /** How long a parked ticket may wait before the engine expires it, in nanoseconds. */
+    public long maxWaitNanos() {
+        return scheduler.maxWaitNanos(classIndex);
+    }
+
+    /**
+     * Starts listening for the end of the wait of a {@link State#PARKED} ticket. Call it once, after the
+     * request has been suspended. If the ticket was granted or expired in between, the listener is called
+     * at once on this thread.
+     */
+    public void await(Listener l) {
+        this.listener = l;
+        notifyListener();
+    }
+
+    /**
+     * The application finished with this request: releases the permit (a RUNNING ticket becomes COMPLETED)
+     * and hands it to the next waiting request. A PARKED ticket becomes CANCELLED. Ended tickets: no-op.
+     */
+    public void complete() {
+        scheduler.finish(this);
+    }
+
+    /**
+     * The container's own wait timeout fired: a PARKED ticket becomes EXPIRED. Returns true if it did (the
+     * caller answers {@link #rejection()}), false if the ticket had already left the queue.
+     */
+    public boolean expire() {
+        return scheduler.remove(this, State.EXPIRED);
+    }
+
+    /**
+     * The client went away while the request waited: a PARKED ticket becomes CANCELLED. Returns true if it
+     * did, false if the ticket had already left the queue (then call {@link #complete()} as usual).
+     */
+    public boolean cancel() {
+        return scheduler.remove(this, State.CANCELLED);
+    }
+
+    /** Takes the notification for the caller: the listener will not be called. Before the state changes. */
+    void claimNotification() {
+        NOTIFIED.setVolatile(this, 1);
+    }
+
+    void rejectWith(Rejection r) {
+        this.rejection = r;
+    }
+
+    void setCookieHeader(String header) {
+        this.setCookie = header;
+    }
+
+    /** Called by the scheduler, outside its lock, after this ticket left the queue on the engine's side. */
+    void notifyListener() {
+        Listener l = listener;
+        State s = state;
+        if (l == null || s == State.PARKED) {
+            return;
+        }
+        // The scheduler and await() both come here; whoever sees both the listener and the new state first
+        // calls it, exactly once.
+        if (!NOTIFIED.compareAndSet(this, 0, 1)) {
+            return;
+        }
+        if (s == State.RUNNING) {
+            l.granted(this);
+        } else if (s == State.EXPIRED) {
+            l.expired(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Ticket{" + serviceClass() + ", " + state + "}";
+    }
+}

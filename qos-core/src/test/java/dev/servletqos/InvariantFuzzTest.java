@@ -1,0 +1,274 @@
+package dev.servletqos;
+
+import static dev.servletqos.Engines.cookieValue;
+import static dev.servletqos.Engines.request;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.QosPolicy.Scheduling;
+import dev.servletqos.Ticket.State;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Random sequences of enter, complete, expire (by the engine and by the container), cancel and budget
+ * changes, with fixed seeds, checking DESIGN.md's invariants after every step: every ticket has exactly one
+ * outcome and the counters reconcile with the tickets the test holds; the total never exceeds max-executing;
+ * without borrowing no class runs above its budget (but for requests started before it was lowered); a
+ * reserve is never lent; nothing waits while it could run; listeners are told once; at the end nothing is
+ * left.
+ */
+class InvariantFuzzTest {
+
+    private static final String[] CLASSES = {"premium", "silver", "basic"};
+
+    static List<Object[]> cases() {
+        List<Object[]> cases = new ArrayList<>();
+        long seed = 1;
+        for (Scheduling s : Scheduling.values()) {
+            for (int i = 0; i < 6; i++) {
+                cases.add(new Object[] {s, seed++});
+            }
+        }
+        return cases;
+    }
+
+    @ParameterizedTest(name = "{0} seed {1}")
+    @MethodSource("cases")
+    void invariantsHoldAfterEveryStep(Scheduling scheduling, long seed) {
+        Random random = new Random(seed);
+        FakeClock clock = new FakeClock();
+        int max = 2 + random.nextInt(6);
+        QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(max).secret(Engines.SECRET)
+                .borrowing(random.nextInt(3) > 0).higherQueuedTrigger(random.nextInt(4)).totalQueuedTrigger(random.nextInt(8));
+        int reserveLeft = scheduling == Scheduling.SHARED_CAPACITY ? max / 2 : 0;
+        for (String name : CLASSES) {
+            int budget = 1 + random.nextInt(max);
+            int reserve = Math.min(reserveLeft, random.nextInt(budget + 1));
+            reserveLeft -= reserve;
+            b.addClass(ClassPolicy.named(name).withBudget(budget).withReserve(reserve)
+                    .withWeight(1 + random.nextInt(5)).withMaxQueue(random.nextInt(12))
+                    .withMaxWait(Duration.ofMillis(50 + random.nextInt(500)))
+                    .withDelayTarget(Duration.ofMillis(10 + random.nextInt(300)))
+                    .withSessionRate(random.nextBoolean() ? 0 : 5 + random.nextInt(50)));
+            b.addRule(Rule.header(name, "X-Tier", name));
+        }
+        QosPolicy policy = b.build();
+        QosEngine engine = QosEngine.create(policy, clock);
+        Model model = new Model(engine, policy);
+
+        for (int step = 0; step < 3_000; step++) {
+            int op = random.nextInt(100);
+            if (op < 40) {
+                String c = CLASSES[random.nextInt(CLASSES.length)];
+                String session = random.nextInt(3) > 0 ? model.sessionOf(c, random) : null;
+                TestRequest r = request(c);
+                if (session != null) {
+                    r.cookie("QOSSESSION", session);
+                }
+                model.entered(engine.enter(r, clock.nanoTime()));
+            } else if (op < 70) {
+                model.completeOne(random);
+            } else if (op < 78) {
+                clock.advance(Duration.ofMillis(random.nextInt(200)));
+                engine.expireOverdue(clock.nanoTime());
+            } else if (op < 84) {
+                model.containerExpiresOne(random);
+            } else if (op < 90) {
+                model.cancelOne(random);
+            } else if (op < 97) {
+                model.setBudget(CLASSES[random.nextInt(CLASSES.length)], random.nextInt(max + 1));
+            } else {
+                clock.advance(Duration.ofMillis(random.nextInt(20)));
+            }
+            model.check("step " + step);
+        }
+        model.endEverything(clock);
+        EngineSnapshot s = engine.snapshot();
+        assertEquals(0, s.executing(), "no permit left: " + s);
+        assertEquals(0, s.queued(), "no ticket left: " + s);
+        for (ClassStats c : s.classes()) {
+            assertEquals(c.entered(), c.completed() + c.rejected() + c.expired() + c.cancelled(), c.toString());
+        }
+    }
+
+    /** What the test knows about every live ticket, to compare with the engine's counters. */
+    private static final class Model implements Ticket.Listener {
+        final QosEngine engine;
+        final QosPolicy policy;
+        final List<Ticket> live = new ArrayList<>();
+        final long[] entered;
+        final Set<Ticket> notified = Collections.newSetFromMap(new IdentityHashMap<>());
+        final Map<String, List<String>> sessions = new HashMap<>();
+        final int[] budget;
+        /** Without borrowing, a class above a lowered budget gets no permit until it is back under it. */
+        final int[] ceiling;
+
+        Model(QosEngine engine, QosPolicy policy) {
+            this.engine = engine;
+            this.policy = policy;
+            this.budget = new int[policy.classes().size()];
+            this.ceiling = new int[budget.length];
+            this.entered = new long[budget.length];
+            for (int i = 0; i < budget.length; i++) {
+                budget[i] = policy.classes().get(i).budget();
+                ceiling[i] = budget[i];
+            }
+        }
+
+        String sessionOf(String c, Random random) {
+            List<String> s = sessions.get(c);
+            return s == null || s.isEmpty() ? null : s.get(random.nextInt(s.size()));
+        }
+
+        void entered(Ticket t) {
+            entered[policy.classIndex(t.serviceClass())]++;
+            if (t.setCookieHeader() != null && sessionsKnown() < 500) {
+                sessions.computeIfAbsent(t.serviceClass(), k -> new ArrayList<>())
+                        .add(cookieValue(t.setCookieHeader()));
+            }
+            if (t.state() == State.REJECTED) {
+                assertEquals(503, t.rejection().status(), "refusals are 503 here");
+                return;
+            }
+            live.add(t);
+            if (t.state() == State.PARKED) {
+                t.await(this);
+            }
+        }
+
+        private int sessionsKnown() {
+            return sessions.values().stream().mapToInt(List::size).sum();
+        }
+
+        @Override
+        public void granted(Ticket t) {
+            assertTrue(notified.add(t), "a listener was told twice about " + t);
+            assertEquals(State.RUNNING, t.state());
+        }
+
+        @Override
+        public void expired(Ticket t) {
+            assertTrue(notified.add(t), "a listener was told twice about " + t);
+            assertEquals(State.EXPIRED, t.state());
+        }
+
+        private Ticket any(Random random, State state) {
+            List<Ticket> candidates = new ArrayList<>();
+            for (Ticket t : live) {
+                if (t.state() == state) {
+                    candidates.add(t);
+                }
+            }
+            return candidates.isEmpty() ? null : candidates.get(random.nextInt(candidates.size()));
+        }
+
+        void completeOne(Random random) {
+            Ticket t = any(random, State.RUNNING);
+            if (t != null) {
+                t.complete();
+                assertEquals(State.COMPLETED, t.state());
+            }
+        }
+
+        void containerExpiresOne(Random random) {
+            Ticket t = any(random, State.PARKED);
+            if (t != null) {
+                assertTrue(t.expire());
+                assertEquals(State.EXPIRED, t.state());
+            }
+        }
+
+        void cancelOne(Random random) {
+            Ticket t = any(random, State.PARKED);
+            if (t != null) {
+                assertTrue(t.cancel());
+                assertEquals(State.CANCELLED, t.state());
+            }
+        }
+
+        void setBudget(String c, int b) {
+            int k = policy.classIndex(c);
+            engine.setBudget(c, b);
+            budget[k] = b;
+            ceiling[k] = Math.max(b, engine.snapshot().classes().get(k).executing());
+        }
+
+        void check(String where) {
+            EngineSnapshot s = engine.snapshot();
+            int n = budget.length;
+            int[] running = new int[n];
+            int[] parked = new int[n];
+            live.removeIf(t -> t.state() != State.RUNNING && t.state() != State.PARKED);
+            for (Ticket t : live) {
+                int k = policy.classIndex(t.serviceClass());
+                if (t.state() == State.RUNNING) {
+                    running[k]++;
+                } else {
+                    parked[k]++;
+                }
+            }
+            assertTrue(s.executing() <= s.maxExecuting(), where + ": total above max-executing " + s);
+            boolean anyQueued = false;
+            int owedReserves = 0;
+            for (int k = 0; k < n; k++) {
+                ClassStats c = s.classes().get(k);
+                assertTrue(c.reconciles(), where + ": " + c);
+                assertEquals(entered[k], c.entered(), where + ": entered of " + c.name());
+                assertEquals(running[k], c.executing(), where + ": executing of " + c.name());
+                assertEquals(parked[k], c.queued(), where + ": queued of " + c.name());
+                assertEquals(Math.max(0, running[k] - budget[k]), c.borrowed(), where + ": borrowed of " + c.name());
+                if (!policy.borrowing()) {
+                    ceiling[k] = Math.max(budget[k], Math.min(ceiling[k], running[k]));
+                    assertTrue(running[k] <= ceiling[k],
+                            where + ": " + c.name() + " runs " + running[k] + " above its budget " + budget[k]);
+                    assertTrue(c.queued() == 0 || running[k] >= budget[k] || s.executing() == s.maxExecuting()
+                                    || reserveBlocks(s, k),
+                            where + ": " + c.name() + " waits below its budget " + s);
+                }
+                owedReserves += Math.max(0, c.reserve() - c.executing());
+                anyQueued |= c.queued() > 0;
+            }
+            assertTrue(s.maxExecuting() - s.executing() >= owedReserves,
+                    where + ": a reserve was lent: free " + (s.maxExecuting() - s.executing()) + " < owed "
+                            + owedReserves + " " + s);
+            if (anyQueued && policy.borrowing() && owedReserves == 0) {
+                assertEquals(s.maxExecuting(), s.executing(),
+                        where + ": work conserving: nothing waits while a permit is idle " + s);
+            }
+        }
+
+        private static boolean reserveBlocks(EngineSnapshot s, int k) {
+            int owed = 0;
+            for (int j = 0; j < s.classes().size(); j++) {
+                ClassStats c = s.classes().get(j);
+                if (j != k) {
+                    owed += Math.max(0, c.reserve() - c.executing());
+                }
+            }
+            return s.maxExecuting() - s.executing() - 1 < owed;
+        }
+
+        void endEverything(FakeClock clock) {
+            for (int round = 0; round < 1_000 && !live.isEmpty(); round++) {
+                for (Ticket t : new ArrayList<>(live)) {
+                    if (t.state() == State.RUNNING) {
+                        t.complete();
+                    }
+                }
+                clock.advance(Duration.ofMillis(100));
+                engine.expireOverdue(clock.nanoTime());
+                check("draining");
+            }
+        }
+    }
+}

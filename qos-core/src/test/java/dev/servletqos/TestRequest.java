@@ -1,0 +1,71 @@
+package dev.servletqos;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** A request for engine tests: defaults to GET / from 127.0.0.1 on localhost, no cookies, no headers. */
+public final class TestRequest implements RequestView {
+
+    private String method = "GET";
+    private String host = "localhost";
+    private String path = "/";
+    private String remote = "127.0.0.1";
+    private final Map<String, String> cookies = new HashMap<>();
+    private final Map<String, String> headers = new HashMap<>();
+
+    public static TestRequest get(String path) {
+        TestRequest r = new TestRequest();
+        r.path = path;
+        return r;
+    }
+
+    public TestRequest cookie(String name, String value) {
+        cookies.put(name, value);
+        return this;
+    }
+
+    public TestRequest header(String name, String value) {
+        headers.put(name.toLowerCase(java.util.Locale.ROOT), value);
+        return this;
+    }
+
+    public TestRequest from(String address) {
+        this.remote = address;
+        return this;
+    }
+
+    public TestRequest host(String h) {
+        this.host = h;
+        return this;
+    }
+
+    @Override
+    public String method() {
+        return method;
+    }
+
+    @Override
+    public String host() {
+        return host;
+    }
+
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public String cookie(String name) {
+        return cookies.get(name);
+    }
+
+    @Override
+    public String header(String name) {
+        return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+    }
+}
