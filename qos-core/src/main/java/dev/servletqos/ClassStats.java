@@ -23,17 +23,25 @@ package dev.servletqos;
  * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k)
  * @param sessionsRefusedRate   new sessions refused by the session rate
  * @param borrowedGrants        permits ever granted beyond the budget
+ * @param grants                permits ever granted, at once or after waiting
+ * @param waitNanos             total time the granted requests waited for their permit, in nanoseconds
  * @param sessionRate           the session rate now, per second (0 = no limit)
  * @param sessionBurst          the session bucket depth
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long rejected, long expired,
                          long cancelled, long queueFull, long sessionsAdmitted, long sessionsRefusedQueued,
-                         long sessionsRefusedRate, long borrowedGrants, double sessionRate, int sessionBurst) {
+                         long sessionsRefusedRate, long borrowedGrants, long grants, long waitNanos,
+                         double sessionRate, int sessionBurst) {
 
     /** Requests that entered and have not ended yet. */
     public long inFlight() {
         return executing + queued;
+    }
+
+    /** Mean time a granted request waited for its permit, in nanoseconds; 0 before the first grant. */
+    public double meanWaitNanos() {
+        return grants == 0 ? 0 : (double) waitNanos / grants;
     }
 
     /** Whether the counters reconcile (they always should; tests assert it). */

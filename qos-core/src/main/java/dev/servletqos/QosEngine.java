@@ -37,7 +37,7 @@ public final class QosEngine {
         this.sessionCookieName = policy.sessionCookieName();
         this.sessions = new SessionTable(policy,
                 new SessionCookies(sessionCookieName, signer, policy.sessionMaxAge(), clock), clock);
-        this.scheduler = new Scheduler(policy);
+        this.scheduler = new Scheduler(policy, clock);
         this.classifier = new Classifier(policy, tierCookies);
     }
 

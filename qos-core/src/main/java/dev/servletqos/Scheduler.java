@@ -28,6 +28,7 @@ final class Scheduler {
     private static final long STRIDE = 1L << 20;
 
     private final ReentrantLock lock = new ReentrantLock();
+    private final Clock clock;
     private final Scheduling policy;
     private final boolean borrowing;
     private final Lane[] lanes;
@@ -75,6 +76,9 @@ final class Scheduler {
         long sessionsRefusedQueued;
         long sessionsRefusedRate;
         long borrowedGrants;
+        /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
+        long grants;
+        long waitNanos;
 
         Lane(ClassPolicy c, int index) {
             this.name = c.name();
@@ -92,7 +96,8 @@ final class Scheduler {
         }
     }
 
-    Scheduler(QosPolicy policy) {
+    Scheduler(QosPolicy policy, Clock clock) {
+        this.clock = clock;
         this.policy = policy.scheduling();
         this.borrowing = policy.borrowing();
         this.maxExecuting = policy.maxExecuting();
@@ -382,6 +387,7 @@ final class Scheduler {
         }
         lane.executing++;
         executing++;
+        lane.grants++;
         if (policy == Scheduling.WEIGHTED) {
             virtualPass = Math.max(virtualPass, lane.pass);
             lane.pass += STRIDE / lane.weight;
@@ -433,6 +439,7 @@ final class Scheduler {
 
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
     private Ticket dispatchLocked(Ticket ready) {
+        long now = parked > 0 ? clock.nanoTime() : 0;
         while (parked > 0 && executing < maxExecuting) {
             Lane lane = pick(false);
             if (lane == null && borrowing) {
@@ -444,6 +451,7 @@ final class Scheduler {
             Ticket t = lane.head;
             unlinkLocked(t, lane);
             grantLocked(t, lane);
+            lane.waitNanos += Math.max(0, now - t.enteredNanos);
             t.readyNext = ready;
             ready = t;
         }
@@ -493,7 +501,7 @@ final class Scheduler {
                 stats.add(new ClassStats(l.name, l.budget, l.minBudget, l.reserve, l.weight, l.executing,
                         Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.rejected, l.expired, l.cancelled,
                         l.queueFull, l.sessionsAdmitted, l.sessionsRefusedQueued, l.sessionsRefusedRate,
-                        l.borrowedGrants, l.sessions.rate(), l.sessions.burst()));
+                        l.borrowedGrants, l.grants, l.waitNanos, l.sessions.rate(), l.sessions.burst()));
             }
             return new EngineSnapshot(policy, maxExecuting, executing, parked, stats, sessions);
         } finally {

@@ -188,6 +188,10 @@ class SchedulerTest {
         basic1.complete();
         basic2.complete();
         assertEquals(List.of(basic1, basic2, premium), recorder.granted);
+        // basic1 waited 0.5 s, basic2 0 s; premium 1 s; the blocker started at once.
+        assertEquals(Duration.ofMillis(500).toNanos(), engine.snapshot().get("basic").waitNanos());
+        assertEquals(3, engine.snapshot().get("basic").grants());
+        assertEquals(Duration.ofSeconds(1).toNanos(), engine.snapshot().get("premium").waitNanos());
     }
 
     @Test

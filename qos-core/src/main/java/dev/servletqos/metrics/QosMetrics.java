@@ -1,0 +1,147 @@
+package dev.servletqos.metrics;
+
+import dev.servletqos.ClassStats;
+import dev.servletqos.EngineSnapshot;
+import dev.servletqos.QosEngine;
+import dev.servletqos.TierCookies;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Binds an engine's counters to a Micrometer registry, from outside the engine (nothing is recorded on the
+ * request path: every meter reads the engine's snapshot). Names are {@code qos.*}; the class is the tag
+ * {@code qos.class}, from the policy's bounded set; outcomes and reasons are tags too:
+ * <ul>
+ *   <li>{@code qos.requests} (counter; {@code outcome} = completed, rejected, expired, cancelled)</li>
+ *   <li>{@code qos.rejections} (counter; {@code reason} = session-queued, session-rate, queue-full)</li>
+ *   <li>{@code qos.sessions} (counter; {@code outcome} = admitted, refused)</li>
+ *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
+ *   <li>{@code qos.executing}, {@code qos.queued}, {@code qos.budget}, {@code qos.borrowed} (gauges)</li>
+ *   <li>{@code qos.max.executing}, {@code qos.session.table.size} (gauges, no class)</li>
+ *   <li>{@code qos.cookies} (counter; {@code cookie} = tier, session; {@code result} = valid, missing,
+ *       malformed, forged, expired, oversized)</li>
+ * </ul>
+ * A scrape reads the engine's snapshot once and shares it between the meters for {@value #CACHE_MILLIS} ms,
+ * so the numbers of one scrape are consistent with each other. Thread-safe. {@link #close()} removes the
+ * meters it registered.
+ */
+public final class QosMetrics implements MeterBinder, AutoCloseable {
+
+    static final long CACHE_MILLIS = 50;
+
+    private final QosEngine engine;
+    private final Tags extraTags;
+    private final List<Meter> meters = new ArrayList<>();
+    private MeterRegistry registry;
+    private volatile EngineSnapshot cached;
+    private volatile long cachedAt;
+
+    /** Meters for this engine, without extra tags. */
+    public QosMetrics(QosEngine engine) {
+        this(engine, Tags.empty());
+    }
+
+    /** Meters for this engine, with extra tags (e.g. the application's name when several are bound). */
+    public QosMetrics(QosEngine engine, Iterable<io.micrometer.core.instrument.Tag> tags) {
+        this.engine = engine;
+        this.extraTags = Tags.of(tags);
+    }
+
+    private EngineSnapshot snapshot() {
+        long now = System.nanoTime();
+        EngineSnapshot s = cached;
+        if (s == null || now - cachedAt > TimeUnit.MILLISECONDS.toNanos(CACHE_MILLIS)) {
+            s = engine.snapshot();
+            cached = s;
+            cachedAt = now;
+        }
+        return s;
+    }
+
+    @Override
+    public synchronized void bindTo(MeterRegistry registry) {
+        this.registry = registry;
+        for (ClassStats c : engine.snapshot().classes()) {
+            String name = c.name();
+            Tags tags = extraTags.and("qos.class", name);
+            counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "completed"), name,
+                    ClassStats::completed);
+            counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "rejected"), name,
+                    ClassStats::rejected);
+            counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "expired"), name,
+                    ClassStats::expired);
+            counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "cancelled"), name,
+                    ClassStats::cancelled);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-queued"),
+                    name, ClassStats::sessionsRefusedQueued);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-rate"),
+                    name, ClassStats::sessionsRefusedRate);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "queue-full"),
+                    name, ClassStats::queueFull);
+            counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
+                    ClassStats::sessionsAdmitted);
+            counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
+                    c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate());
+            meters.add(FunctionTimer.builder("qos.wait", this,
+                            m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
+                            TimeUnit.NANOSECONDS)
+                    .description("Permits granted and the time requests waited in their queue for them")
+                    .tags(tags).register(registry));
+            gauge("qos.executing", "Requests holding a permit", tags, name, ClassStats::executing);
+            gauge("qos.queued", "Requests waiting for a permit", tags, name, ClassStats::queued);
+            gauge("qos.budget", "Concurrency permits of the class", tags, name, ClassStats::budget);
+            gauge("qos.borrowed", "Permits held beyond the budget", tags, name, ClassStats::borrowed);
+        }
+        meters.add(Gauge.builder("qos.max.executing", this, m -> m.snapshot().maxExecuting())
+                .description("Requests executing at once over all classes, at most").tags(extraTags)
+                .baseUnit("requests").register(registry));
+        meters.add(Gauge.builder("qos.session.table.size", this, m -> m.snapshot().sessions().tableSize())
+                .description("Admitted sessions this node remembers").tags(extraTags).baseUnit("sessions")
+                .register(registry));
+        for (TierCookies.Verified.Status st : TierCookies.Verified.Status.values()) {
+            String result = st.name().toLowerCase(Locale.ROOT);
+            meters.add(FunctionCounter.builder("qos.cookies", this, m -> m.snapshot().sessions().tierCookies(st))
+                    .description("Signed cookies checked, by result").tags(extraTags.and("cookie", "tier", "result",
+                            result)).register(registry));
+            meters.add(FunctionCounter.builder("qos.cookies", this, m -> m.snapshot().sessions().sessionCookies(st))
+                    .description("Signed cookies checked, by result").tags(extraTags.and("cookie", "session",
+                            "result", result)).register(registry));
+        }
+    }
+
+    private double stat(QosMetrics m, String className, ToDoubleFunction<ClassStats> f) {
+        ClassStats c = m.snapshot().get(className);
+        return c == null ? Double.NaN : f.applyAsDouble(c);
+    }
+
+    private void counter(String meter, String description, Tags tags, String className,
+                         ToDoubleFunction<ClassStats> f) {
+        meters.add(FunctionCounter.builder(meter, this, m -> stat(m, className, f)).description(description)
+                .baseUnit("requests").tags(tags).register(registry));
+    }
+
+    private void gauge(String meter, String description, Tags tags, String className,
+                       ToDoubleFunction<ClassStats> f) {
+        meters.add(Gauge.builder(meter, this, m -> stat(m, className, f)).description(description)
+                .baseUnit("requests").tags(tags).register(registry));
+    }
+
+    /** Removes every meter this binder registered. */
+    @Override
+    public synchronized void close() {
+        if (registry != null) {
+            meters.forEach(registry::remove);
+            meters.clear();
+        }
+    }
+}
