@@ -1,0 +1,104 @@
+package dev.servletqos.bench;
+
+import dev.servletqos.ClassPolicy;
+import dev.servletqos.QosEngine;
+import dev.servletqos.QosPolicy;
+import dev.servletqos.RequestView;
+import dev.servletqos.Rule;
+import dev.servletqos.Ticket;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The request path of an admitted session when a permit is free: {@code enter} (session lookup by its
+ * admission cookie, scheduling) and {@code complete} (release). Run on demand, not in CI:
+ * {@code qos-core/bench.sh} (see its header), with {@code -prof gc} for allocation per operation.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1)
+@State(Scope.Benchmark)
+public class RequestPathBenchmark {
+
+    private QosEngine engine;
+    private RequestView admitted;
+
+    /** A request view whose fields are fixed strings, as an adapter's view over a parsed request would be. */
+    private static final class FixedRequest implements RequestView {
+        private final String sessionCookie;
+
+        FixedRequest(String sessionCookie) {
+            this.sessionCookie = sessionCookie;
+        }
+
+        @Override
+        public String method() {
+            return "GET";
+        }
+
+        @Override
+        public String host() {
+            return "shop.example.com";
+        }
+
+        @Override
+        public String path() {
+            return "/item";
+        }
+
+        @Override
+        public String remoteAddress() {
+            return "10.1.2.3";
+        }
+
+        @Override
+        public String cookie(String name) {
+            return "QOSSESSION".equals(name) ? sessionCookie : null;
+        }
+
+        @Override
+        public String header(String name) {
+            return null;
+        }
+    }
+
+    @Setup
+    public void setUp() {
+        QosPolicy policy = QosPolicy.builder().maxExecuting(64).secret("bench-secret-0123456789abcdef")
+                .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic"))
+                .addRule(Rule.path("premium", "/premium/")).build();
+        engine = QosEngine.create(policy);
+        Ticket first = engine.enter(new FixedRequest(null));
+        String setCookie = first.setCookieHeader();
+        first.complete();
+        admitted = new FixedRequest(setCookie.substring(setCookie.indexOf('=') + 1, setCookie.indexOf(';')));
+    }
+
+    @Benchmark
+    @Threads(1)
+    public Ticket admittedSessionOneThread() {
+        Ticket t = engine.enter(admitted);
+        t.complete();
+        return t;
+    }
+
+    @Benchmark
+    @Threads(4)
+    public Ticket admittedSessionFourThreads() {
+        Ticket t = engine.enter(admitted);
+        t.complete();
+        return t;
+    }
+}
