@@ -1,6 +1,8 @@
 package dev.servletqos;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -92,29 +94,80 @@ public final class PolicyParser {
      *                         appears twice, or the policy is invalid
      */
     public static QosPolicy load(Path file) {
-        return load(file, SYSTEM_VARIABLES);
+        return load(file, Map.of(), SYSTEM_VARIABLES);
+    }
+
+    /**
+     * Reads a policy file and parses it with some keys replaced by {@code overrides} (what an adapter's own
+     * configuration, such as a valve attribute or a filter init-param, sets over the file).
+     *
+     * @throws PolicyException as {@link #load(Path)}
+     */
+    public static QosPolicy load(Path file, Map<String, String> overrides) {
+        return load(file, overrides, SYSTEM_VARIABLES);
     }
 
     /** {@link #load(Path)} with {@code ${env:..}} and {@code ${sys:..}} resolved by {@code variables}. */
     static QosPolicy load(Path file, Function<String, String> variables) {
+        return load(file, Map.of(), variables);
+    }
+
+    private static QosPolicy load(Path file, Map<String, String> overrides, Function<String, String> variables) {
         Properties props = new NoDuplicates(file.toString());
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             props.load(in);
         } catch (NoSuchFileException e) {
-            throw unreadable(file, "no such file");
+            throw unreadable(file.toString(), "no such file");
         } catch (AccessDeniedException e) {
-            throw unreadable(file, "permission denied");
+            throw unreadable(file.toString(), "permission denied");
         } catch (CharacterCodingException e) {
-            throw unreadable(file, "not valid UTF-8");
+            throw unreadable(file.toString(), "not valid UTF-8");
         } catch (IOException e) {
-            throw unreadable(file, e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
+            throw unreadable(file.toString(), e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
         } catch (PolicyException e) {
             throw e;
         } catch (IllegalArgumentException e) {
             // Properties.load rejects a malformed \\uXXXX escape this way
-            throw unreadable(file, e.getMessage());
+            throw unreadable(file.toString(), e.getMessage());
         }
-        return parse(props, file.toString(), variables);
+        return parse(withOverrides(props, overrides), file.toString(), variables);
+    }
+
+    /**
+     * Reads policy properties from a stream (UTF-8; e.g. a class path resource) and parses them with
+     * {@code overrides} applied; the stream is closed.
+     *
+     * @param source where the stream comes from, for messages
+     * @throws PolicyException as {@link #load(Path)}
+     */
+    public static QosPolicy read(InputStream in, String source, Map<String, String> overrides) {
+        Properties props = new NoDuplicates(source);
+        try (Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+            props.load(reader);
+        } catch (CharacterCodingException e) {
+            throw unreadable(source, "not valid UTF-8");
+        } catch (IOException e) {
+            throw unreadable(source, e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
+        } catch (PolicyException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw unreadable(source, e.getMessage());
+        }
+        return parse(withOverrides(props, overrides), source, SYSTEM_VARIABLES);
+    }
+
+    private static Properties withOverrides(Properties fromFile, Map<String, String> overrides) {
+        if (overrides.isEmpty()) {
+            return fromFile;
+        }
+        Properties merged = new Properties();
+        merged.putAll(fromFile);
+        overrides.forEach((k, v) -> {
+            if (v != null) {
+                merged.setProperty(k, v.trim());
+            }
+        });
+        return merged;
     }
 
     /**
@@ -510,7 +563,7 @@ public final class PolicyParser {
         return source == null ? plain : plain.in(source);
     }
 
-    private static PolicyException unreadable(Path file, String reason) {
+    private static PolicyException unreadable(String file, String reason) {
         return new PolicyException("cannot read policy file " + file + ": " + reason);
     }
 

@@ -5,34 +5,23 @@ import dev.servletqos.PolicyException;
 import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
 import dev.servletqos.QosPolicy;
-import dev.servletqos.Rejection;
 import dev.servletqos.Ticket;
-import dev.servletqos.servlet.Responses;
-import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
+import dev.servletqos.servlet.ServletTickets;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Properties;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.catalina.Container;
 import org.apache.catalina.Context;
 import org.apache.catalina.Engine;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
-import org.apache.catalina.core.AsyncContextImpl;
 import org.apache.catalina.valves.ValveBase;
 import org.apache.juli.logging.Log;
 import org.apache.juli.logging.LogFactory;
@@ -63,8 +52,6 @@ public class QosValve extends ValveBase {
     private static final String TICKET_NOTE = "dev.servletqos.ticket";
     /** How often parked requests past their maximum wait are expired. */
     private static final long SWEEP_MILLIS = 100;
-    /** Tomcat's own async timeout is only a backstop behind the engine's maximum wait. */
-    private static final long CONTAINER_TIMEOUT_MARGIN_MILLIS = 5_000;
 
     private String policy;
     private Integer maxExecuting;
@@ -183,23 +170,13 @@ public class QosValve extends ValveBase {
                 file = Path.of(base).resolve(file);
             }
         }
-        Properties props = new Properties();
-        try (InputStream in = Files.newInputStream(file);
-             Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
-            props.load(reader);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new PolicyException("policy", file.toString(), "cannot read the policy file: " + e);
-        }
+        Map<String, String> overrides = new HashMap<>();
         if (maxExecuting != null) {
-            props.setProperty("max-executing", maxExecuting.toString());
+            overrides.put("max-executing", maxExecuting.toString());
         }
-        if (scheduling != null) {
-            props.setProperty("scheduling", scheduling);
-        }
-        if (defaultClass != null) {
-            props.setProperty("default-class", defaultClass);
-        }
-        return PolicyParser.parse(props, file.toString());
+        overrides.put("scheduling", scheduling);
+        overrides.put("default-class", defaultClass);
+        return PolicyParser.load(file, overrides);
     }
 
     private ScheduledExecutorService utilityExecutor() {
@@ -223,164 +200,25 @@ public class QosValve extends ValveBase {
             return;
         }
         Ticket ticket = e.enter(new TomcatRequestView(request));
-        String cookie = ticket.setCookieHeader();
-        if (cookie != null) {
-            response.addHeader("Set-Cookie", cookie);
-        }
-        request.setAttribute(Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
+        ServletTickets.label(ticket, request, response);
         switch (ticket.state()) {
             case RUNNING:
                 request.setNote(TICKET_NOTE, ticket);
-                runNow(ticket, request, response);
+                try {
+                    getNext().invoke(request, response);
+                } finally {
+                    ServletTickets.releaseWhenDone(ticket, request);
+                }
                 break;
             case PARKED:
                 request.setNote(TICKET_NOTE, ticket);
-                park(ticket, request, response);
+                if (!ServletTickets.park(ticket, request, response)) {
+                    ServletTickets.reject(ticket, request, response);
+                }
                 break;
             default:
-                reject(response, ticket.rejection(), request);
+                ServletTickets.reject(ticket, request, response);
                 break;
-        }
-    }
-
-    private void runNow(Ticket ticket, Request request, Response response) throws IOException, ServletException {
-        try {
-            getNext().invoke(request, response);
-        } finally {
-            releaseWhenDone(ticket, request);
-        }
-    }
-
-    /** Releases the permit now, or when the request completes if the application went asynchronous. */
-    private static void releaseWhenDone(Ticket ticket, Request request) {
-        AsyncContextImpl async = request.isAsync() ? request.getAsyncContextInternal() : null;
-        if (async == null) {
-            ticket.complete();
-            return;
-        }
-        // Completion of an async request is deferred until this container thread leaves the pipeline, so a
-        // listener added here cannot miss onComplete.
-        try {
-            async.addListener(new CompletionListener(ticket));
-        } catch (IllegalStateException ex) {
-            ticket.complete();
-        }
-    }
-
-    private void park(Ticket ticket, Request request, Response response) throws IOException {
-        AsyncContext async;
-        try {
-            async = request.startAsync();
-        } catch (IllegalStateException ex) {
-            // Some valve or filter in front of us does not support async: the request cannot wait.
-            ticket.cancel();
-            log.warn("servlet-qos: cannot park a request, async is not supported here (" + ex.getMessage() + ")");
-            reject(response, ticket.rejection(), request);
-            return;
-        }
-        async.setTimeout(ticket.maxWaitNanos() / 1_000_000 + CONTAINER_TIMEOUT_MARGIN_MILLIS);
-        ParkedRequest parked = new ParkedRequest(ticket, async, request.getHeader("Accept"), request.getMethod());
-        async.addListener(parked);
-        ticket.await(parked);
-    }
-
-    private static void reject(Response response, Rejection rejection, Request request) throws IOException {
-        Responses.writeRejection(response, rejection, request.getHeader("Accept"), request.getMethod());
-    }
-
-    /** A waiting request: resumed by the engine's grant, answered on expiry, released on completion. */
-    private static final class ParkedRequest implements AsyncListener, Ticket.Listener {
-        private final Ticket ticket;
-        private final AsyncContext async;
-        private final String accept;
-        private final String method;
-        private final AtomicBoolean answered = new AtomicBoolean();
-
-        ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method) {
-            this.ticket = ticket;
-            this.async = async;
-            this.accept = accept;
-            this.method = method;
-        }
-
-        @Override
-        public void granted(Ticket t) {
-            // dispatch() hands the request to a container thread; it never runs the application inline.
-            async.dispatch();
-        }
-
-        @Override
-        public void expired(Ticket t) {
-            answer();
-        }
-
-        private void answer() {
-            if (!answered.compareAndSet(false, true)) {
-                return;
-            }
-            try {
-                Responses.writeRejection((HttpServletResponse) async.getResponse(), ticket.rejection(), accept,
-                        method);
-            } catch (IOException | RuntimeException ex) {
-                log.debug("servlet-qos: could not write the 503 of an expired request", ex);
-            } finally {
-                try {
-                    async.complete();
-                } catch (IllegalStateException ignored) {
-                    // the request already ended (client gone)
-                }
-            }
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {
-            // Normally the engine's sweeper expires the ticket seconds before this backstop fires.
-            if (ticket.expire() || ticket.state() == Ticket.State.EXPIRED) {
-                answer();
-            }
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            ticket.cancel();
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            ticket.complete();
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            // The application went async on the resumed request: listeners must register again.
-            event.getAsyncContext().addListener(this);
-        }
-    }
-
-    /** Releases the permit of a request whose application went asynchronous. */
-    private static final class CompletionListener implements AsyncListener {
-        private final Ticket ticket;
-
-        CompletionListener(Ticket ticket) {
-            this.ticket = ticket;
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            ticket.complete();
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            event.getAsyncContext().addListener(this);
         }
     }
 

@@ -1,0 +1,242 @@
+package dev.servletqos.servlet;
+
+import dev.servletqos.PolicyException;
+import dev.servletqos.PolicyParser;
+import dev.servletqos.QosEngine;
+import dev.servletqos.QosPolicy;
+import dev.servletqos.Ticket;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Server-side quality of service for one web application in any Servlet 6 container (Tomcat, Jetty ee10/ee11,
+ * ...), with the same engine and policy file as the Tomcat valve and the Jetty handler. Declare it
+ * {@code asyncSupported}, map it first, to {@code /*}, for the {@code REQUEST} and {@code ASYNC} dispatcher
+ * types:
+ * <pre>{@code
+ * <filter>
+ *   <filter-name>servlet-qos</filter-name>
+ *   <filter-class>dev.servletqos.servlet.QosFilter</filter-class>
+ *   <async-supported>true</async-supported>
+ *   <init-param><param-name>policy</param-name><param-value>WEB-INF/qos.properties</param-value></init-param>
+ * </filter>
+ * <filter-mapping>
+ *   <filter-name>servlet-qos</filter-name>
+ *   <url-pattern>/*</url-pattern>
+ *   <dispatcher>REQUEST</dispatcher>
+ *   <dispatcher>ASYNC</dispatcher>
+ * </filter-mapping>
+ * }</pre>
+ *
+ * <p>A request that must wait is suspended with {@code startAsync()} and its thread goes back to the pool; when
+ * a permit is granted it is resumed with {@code AsyncContext.dispatch()}, so it reaches the filters after this
+ * one and the application as an {@code ASYNC} dispatch: filters that must see every request need
+ * {@code ASYNC} in their mapping too (Spring's {@code OncePerRequestFilter} skips async dispatches unless
+ * {@code shouldNotFilterAsyncDispatch()} returns false). The permit is released when the request completes,
+ * also when the application itself went asynchronous. Only {@code REQUEST} dispatches enter the engine;
+ * a request already holding a permit (resumed, or dispatched again by the application) passes straight through.
+ *
+ * <p>Init parameters:
+ * <ul>
+ *   <li>{@code policy} (required): the policy file. An absolute path; a relative path, resolved against the web
+ *       application's root directory ({@code ServletContext.getRealPath("/")}), or against the working directory
+ *       when the application is not unpacked on disk; or {@code classpath:name}, a resource of the web
+ *       application's class loader (for example {@code classpath:qos.properties} from
+ *       {@code WEB-INF/classes}).</li>
+ *   <li>{@code maxExecuting}, {@code scheduling}, {@code defaultClass}: override the file's
+ *       {@code max-executing}, {@code scheduling} and {@code default-class}.</li>
+ * </ul>
+ * An unknown init parameter or a bad policy fails {@link #init} with a message naming the key and the value,
+ * so the application does not start unprotected. The engine is published as the servlet context attribute
+ * {@value #ENGINE_ATTRIBUTE} (tier cookies, management). Keep {@code max-executing} below the container's
+ * request threads with some headroom: a resumed request runs as a new container task.
+ */
+public class QosFilter implements Filter {
+
+    /** Servlet context attribute under which the filter publishes its engine (the same as the valve's). */
+    public static final String ENGINE_ATTRIBUTE = QosEngine.class.getName();
+    /** Prefix of a {@code policy} init parameter naming a class path resource. */
+    public static final String CLASSPATH_PREFIX = "classpath:";
+
+    private static final String TICKET_ATTRIBUTE = "dev.servletqos.ticket";
+    private static final List<String> INIT_PARAMETERS = List.of("policy", "maxExecuting", "scheduling",
+            "defaultClass");
+    private static final System.Logger log = System.getLogger(QosFilter.class.getName());
+    /** How often parked requests past their maximum wait are expired. */
+    private static final long SWEEP_MILLIS = 100;
+
+    private volatile QosEngine engine;
+    private ServletContext servletContext;
+    private ScheduledExecutorService sweeper;
+    private volatile Thread sweeperThread;
+
+    @Override
+    public void init(FilterConfig config) throws ServletException {
+        servletContext = config.getServletContext();
+        QosPolicy policy;
+        try {
+            policy = loadPolicy(config);
+        } catch (PolicyException e) {
+            throw new ServletException("servlet-qos filter " + config.getFilterName() + ": bad policy: "
+                    + e.getMessage(), e);
+        }
+        QosEngine e = QosEngine.create(policy);
+        if (servletContext.getAttribute(ENGINE_ATTRIBUTE) != null) {
+            servletContext.log("servlet-qos: WARNING: another adapter already published an engine in this "
+                    + "context; requests now pass two QoS gates. Install one adapter per application.");
+        }
+        servletContext.setAttribute(ENGINE_ATTRIBUTE, e);
+        sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "servlet-qos-expiry");
+            t.setDaemon(true);
+            sweeperThread = t;
+            return t;
+        });
+        sweeper.scheduleWithFixedDelay(() -> {
+            try {
+                e.expireOverdue();
+            } catch (RuntimeException ex) {
+                log.log(System.Logger.Level.ERROR, "servlet-qos: expiring overdue requests failed", ex);
+            }
+        }, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        engine = e;
+        servletContext.log("servlet-qos: " + policy.classes().size() + " classes, " + policy.scheduling().key()
+                + ", max-executing " + policy.maxExecuting() + " (policy " + config.getInitParameter("policy")
+                + ")");
+    }
+
+    @Override
+    public void destroy() {
+        QosEngine e = engine;
+        engine = null;
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+            Thread t = sweeperThread;
+            try {
+                // so that the container does not find the thread alive when it checks the application for leaks
+                if (t != null) {
+                    t.join(1_000);
+                }
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            sweeper = null;
+            sweeperThread = null;
+        }
+        if (servletContext != null && e != null && servletContext.getAttribute(ENGINE_ATTRIBUTE) == e) {
+            servletContext.removeAttribute(ENGINE_ATTRIBUTE);
+        }
+    }
+
+    /** The running engine, or null before {@link #init} and after {@link #destroy}. */
+    public QosEngine getEngine() {
+        return engine;
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        QosEngine e = engine;
+        if (e == null || req.getDispatcherType() != DispatcherType.REQUEST
+                || req.getAttribute(TICKET_ATTRIBUTE) != null
+                || !(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            // A resumed request (our own ASYNC dispatch) or one the application dispatched again holds its
+            // permit already; only a request arriving from the client enters the engine.
+            chain.doFilter(req, res);
+            return;
+        }
+        Ticket ticket = e.enter(new ServletRequestView(request));
+        ServletTickets.label(ticket, request, response);
+        switch (ticket.state()) {
+            case RUNNING -> {
+                request.setAttribute(TICKET_ATTRIBUTE, ticket);
+                try {
+                    chain.doFilter(request, response);
+                } finally {
+                    ServletTickets.releaseWhenDone(ticket, request);
+                }
+            }
+            case PARKED -> {
+                request.setAttribute(TICKET_ATTRIBUTE, ticket);
+                if (!ServletTickets.park(ticket, request, response)) {
+                    ServletTickets.reject(ticket, request, response);
+                }
+            }
+            default -> ServletTickets.reject(ticket, request, response);
+        }
+    }
+
+    private static QosPolicy loadPolicy(FilterConfig config) {
+        for (String name : Collections.list(config.getInitParameterNames())) {
+            if (!INIT_PARAMETERS.contains(name)) {
+                throw new PolicyException("init-param " + name, config.getInitParameter(name),
+                        "unknown; the filter knows " + String.join(", ", INIT_PARAMETERS));
+            }
+        }
+        String policy = config.getInitParameter("policy");
+        if (policy == null || policy.isBlank()) {
+            throw new PolicyException("init-param policy", String.valueOf(policy), "required: a policy file "
+                    + "(absolute, or relative to the web application's root directory) or classpath:name");
+        }
+        policy = policy.trim();
+        Map<String, String> overrides = new HashMap<>();
+        String maxExecuting = config.getInitParameter("maxExecuting");
+        if (maxExecuting != null) {
+            if (!maxExecuting.trim().matches("[0-9]{1,9}")) {
+                throw new PolicyException("init-param maxExecuting", maxExecuting, "not a non-negative integer");
+            }
+            overrides.put("max-executing", maxExecuting.trim());
+        }
+        overrides.put("scheduling", config.getInitParameter("scheduling"));
+        overrides.put("default-class", config.getInitParameter("defaultClass"));
+        if (policy.startsWith(CLASSPATH_PREFIX)) {
+            String name = policy.substring(CLASSPATH_PREFIX.length());
+            name = name.startsWith("/") ? name.substring(1) : name;
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            URL url = (loader != null ? loader : QosFilter.class.getClassLoader()).getResource(name);
+            if (url == null) {
+                throw new PolicyException("init-param policy", policy,
+                        "no such resource on the web application's class path");
+            }
+            try {
+                return PolicyParser.read(url.openStream(), policy, overrides);
+            } catch (IOException ex) {
+                throw new PolicyException("init-param policy", policy, "cannot read it: " + ex);
+            }
+        }
+        Path file = resolve(policy, config.getServletContext());
+        if (!Files.isRegularFile(file)) {
+            throw new PolicyException("init-param policy", policy, "no such file: " + file);
+        }
+        return PolicyParser.load(file, overrides);
+    }
+
+    /** An absolute path as is; a relative one against the application's root directory, else the working dir. */
+    private static Path resolve(String policy, ServletContext context) {
+        Path file = Path.of(policy);
+        if (file.isAbsolute()) {
+            return file;
+        }
+        String root = context.getRealPath("/");
+        return (root != null ? Path.of(root).resolve(file) : file).toAbsolutePath().normalize();
+    }
+}

@@ -1,0 +1,195 @@
+package dev.servletqos.servlet;
+
+import dev.servletqos.Ticket;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What every servlet-level adapter (the Tomcat valve, {@link QosFilter}) does with a request's {@link Ticket}
+ * around the application, written once: label the request, refuse it, suspend a parked one without holding its
+ * thread and resume it with {@link AsyncContext#dispatch()}, and release the permit when the response is done,
+ * also when the application went asynchronous.
+ *
+ * <p>The adapter keeps one thing to itself: marking the request so that the second pass of a resumed request
+ * (an {@code ASYNC} dispatch, which runs the valve pipeline and the filter chain again) goes straight to the
+ * application. Stateless; safe from any thread.
+ */
+public final class ServletTickets {
+
+    private static final System.Logger log = System.getLogger(ServletTickets.class.getName());
+    /** The container's async timeout is only a backstop behind the engine's maximum wait. */
+    static final long CONTAINER_TIMEOUT_MARGIN_MILLIS = 5_000;
+
+    private ServletTickets() {
+    }
+
+    /**
+     * Adds the ticket's {@code Set-Cookie} (a newly admitted session) to the response and the service class to
+     * the request attribute {@link Responses#CLASS_ATTRIBUTE}. Call right after {@code enter}, before anything
+     * can commit the response.
+     */
+    public static void label(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
+        String cookie = ticket.setCookieHeader();
+        if (cookie != null) {
+            response.addHeader("Set-Cookie", cookie);
+        }
+        request.setAttribute(Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
+    }
+
+    /** Answers the ticket's {@link Ticket#rejection() rejection} (a refused or expired request). */
+    public static void reject(Ticket ticket, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
+        Responses.writeRejection(response, ticket.rejection(), request.getHeader("Accept"), request.getMethod());
+    }
+
+    /**
+     * Releases the permit of a {@link Ticket.State#RUNNING RUNNING} ticket once the application is done with the
+     * request: now, or, if the application went asynchronous, when the request completes. Call it on the thread
+     * that ran the application, after the application returned (also when it threw).
+     */
+    public static void releaseWhenDone(Ticket ticket, HttpServletRequest request) {
+        // While this container thread has not returned, isAsyncStarted() is still true even if the application
+        // already called complete() or dispatch(): the container defers both until the thread leaves, so the
+        // listener added here cannot miss onComplete.
+        if (!request.isAsyncStarted()) {
+            ticket.complete();
+            return;
+        }
+        try {
+            request.getAsyncContext().addListener(new CompletionListener(ticket));
+        } catch (IllegalStateException ex) {
+            ticket.complete();
+        }
+    }
+
+    /**
+     * Suspends the request of a {@link Ticket.State#PARKED PARKED} ticket so that it waits holding no thread:
+     * {@code startAsync()}, a container timeout of the ticket's maximum wait plus a margin (a backstop: the engine
+     * normally expires the ticket first), a listener, then {@link Ticket#await}. When the engine grants a
+     * permit, the request is resumed with {@link AsyncContext#dispatch()} (on a container thread, never inline),
+     * and the permit is released when the resumed request completes. When the engine expires it, the rejection
+     * is written and the request completed. A client error while it waits cancels the ticket.
+     *
+     * @return false if the request cannot be suspended because something in front of the adapter does not
+     *         support async; the ticket is then cancelled and the caller must {@link #reject} the request
+     */
+    public static boolean park(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
+        AsyncContext async;
+        try {
+            async = request.startAsync();
+        } catch (IllegalStateException ex) {
+            ticket.cancel();
+            log.log(Level.WARNING, "servlet-qos: cannot park a request, async is not supported here ("
+                    + ex.getMessage() + "); mark every filter and servlet in front of the application "
+                    + "asyncSupported");
+            return false;
+        }
+        async.setTimeout(ticket.maxWaitNanos() / 1_000_000 + CONTAINER_TIMEOUT_MARGIN_MILLIS);
+        ParkedRequest parked = new ParkedRequest(ticket, async, request.getHeader("Accept"), request.getMethod());
+        async.addListener(parked);
+        ticket.await(parked);
+        return true;
+    }
+
+    /** A waiting request: resumed by the engine's grant, answered on expiry, released on completion. */
+    private static final class ParkedRequest implements AsyncListener, Ticket.Listener {
+        private final Ticket ticket;
+        private final AsyncContext async;
+        private final String accept;
+        private final String method;
+        private final AtomicBoolean answered = new AtomicBoolean();
+
+        ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method) {
+            this.ticket = ticket;
+            this.async = async;
+            this.accept = accept;
+            this.method = method;
+        }
+
+        @Override
+        public void granted(Ticket t) {
+            // dispatch() hands the request to a container thread; it never runs the application inline.
+            async.dispatch();
+        }
+
+        @Override
+        public void expired(Ticket t) {
+            answer();
+        }
+
+        private void answer() {
+            if (!answered.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                Responses.writeRejection((HttpServletResponse) async.getResponse(), ticket.rejection(), accept,
+                        method);
+            } catch (IOException | RuntimeException ex) {
+                log.log(Level.DEBUG, "servlet-qos: could not write the 503 of an expired request", ex);
+            } finally {
+                try {
+                    async.complete();
+                } catch (IllegalStateException ignored) {
+                    // the request already ended (client gone)
+                }
+            }
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            // Normally the engine's sweeper expires the ticket seconds before this backstop fires.
+            if (ticket.expire() || ticket.state() == Ticket.State.EXPIRED) {
+                answer();
+            }
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            ticket.cancel();
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            ticket.complete();
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // The application went async on the resumed request: listeners must register again.
+            event.getAsyncContext().addListener(this);
+        }
+    }
+
+    /** Releases the permit of a request whose application went asynchronous. */
+    private static final class CompletionListener implements AsyncListener {
+        private final Ticket ticket;
+
+        CompletionListener(Ticket ticket) {
+            this.ticket = ticket;
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            ticket.complete();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            event.getAsyncContext().addListener(this);
+        }
+    }
+}

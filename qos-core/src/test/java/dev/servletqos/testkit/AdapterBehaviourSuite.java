@@ -1,0 +1,399 @@
+package dev.servletqos.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.ClassStats;
+import dev.servletqos.EngineSnapshot;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The behaviour every servlet-qos adapter must show, over real HTTP/1.1 on 127.0.0.1: strict priority with
+ * waiting requests holding no worker thread, 503 with {@code Retry-After} on a full queue and after the maximum
+ * wait, permits released after application exceptions, asynchronous applications and clients that hang up,
+ * session admission by queue triggers, the body of a parked request still readable after it resumes, and, after
+ * every test, nothing executing, nothing parked, no worker thread busy and every class's counters reconciling.
+ *
+ * <h2>How to run it against an adapter</h2>
+ * Subclass it in the adapter module's tests (the class ships in qos-core's test-jar: add
+ * {@code dev.servletqos:qos-core} with {@code <type>test-jar</type>} and {@code <scope>test</scope>}), name the
+ * subclass {@code *Test} so that Surefire runs it, and implement {@link #start}:
+ * <pre>{@code
+ * class QosHandlerBehaviourTest extends AdapterBehaviourSuite {
+ *     @Override
+ *     protected QosServer start(Path dir, String policyText, int maxThreads) throws Exception {
+ *         return EmbeddedJetty.withHandler(dir, policyText, maxThreads);
+ *     }
+ * }
+ * }</pre>
+ * {@code start} must:
+ * <ol>
+ *   <li>write {@code policyText} (a complete policy in the properties format of docs/configuration.md) to a file
+ *       in {@code dir} (a fresh temporary directory of the test) and configure the adapter with it;</li>
+ *   <li>start a container on 127.0.0.1, an ephemeral port, HTTP/1.1, with {@code maxThreads} threads available
+ *       for running requests (a Jetty pool also needs room for its acceptors and selectors on top);</li>
+ *   <li>put the adapter in front of the {@link TestApp} (its contract is in that class's Javadoc; servlet
+ *       containers mount {@link TestServlets}), so that every request to the application goes through the
+ *       adapter and the adapter sets the request attribute {@link TestApp#CLASS_ATTRIBUTE};</li>
+ *   <li>return a {@link QosServer} that reads the adapter's engine, the container's busy request threads and the
+ *       application's started order. The suite closes it after each test.</li>
+ * </ol>
+ * The container must not answer requests by itself in ways the suite would notice (no extra filters,
+ * authentication or compression) and must use its default async timeout handling.
+ *
+ * <p>Hooks for container differences: {@link #noticesClientGoneWhileParked()}. Do not override the tests; an
+ * adapter that cannot pass one has a bug.
+ *
+ * <p>Cases specific to one adapter go into the subclass as further {@code @Test} methods. They may start their own
+ * server (for example with extra filters or init parameters) and assign it to {@link #server}: the suite then
+ * checks it for leaks and closes it after the test like its own. The helpers {@link #request}, {@link #send},
+ * {@link #rawGet}, {@link #awaitState} and {@link #awaitIdle} work on {@link #server}; {@link #CLASSES} is the
+ * class and rule part of every policy of the suite.
+ *
+ * <p>Run time: about 20 s per adapter (eight scenarios; the longest waits are the 1 s maximum waits and the
+ * 2.5 s request of the disconnect scenario).
+ *
+ * <p>The suite fails for an adapter that holds a worker thread while a request waits
+ * ({@link #waitingRequestsHoldNoWorkerThread}: no more requests than threads can be parked at once, and the
+ * busy count stays above max-executing + 2) and for one that serves in arrival order
+ * ({@link #premiumOvertakesWaitingBasicRequests}).
+ */
+public abstract class AdapterBehaviourSuite {
+
+    /** Two classes; a request with {@code X-Tier: premium} is premium, everything else basic. */
+    protected static final String CLASSES = """
+            classes = premium, basic
+            default-class = basic
+            rule.1.type = header
+            rule.1.header = X-Tier
+            rule.1.value = premium
+            rule.1.class = premium
+            """;
+
+    /** Connector threads in every scenario: enough for the permits and the resumes, far fewer than the requests. */
+    protected static final int MAX_THREADS = 10;
+
+    @TempDir
+    protected Path dir;
+
+    protected QosServer server;
+
+    protected final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    /**
+     * Starts the adapter under test on a fresh container, as described in the class documentation.
+     *
+     * @param dir        a fresh temporary directory for the policy file and the container's work files
+     * @param policyText the complete policy
+     * @param maxThreads threads available for running requests
+     */
+    protected abstract QosServer start(Path dir, String policyText, int maxThreads) throws Exception;
+
+    /**
+     * Whether the container notices an HTTP/1.1 client that closes its connection while its request is parked
+     * (the request then ends CANCELLED rather than EXPIRED at its maximum wait). Tomcat and Jetty do not: false.
+     */
+    protected boolean noticesClientGoneWhileParked() {
+        return false;
+    }
+
+    private void start(String policy) throws Exception {
+        server = start(dir, CLASSES + policy, MAX_THREADS);
+    }
+
+    @AfterEach
+    void nothingLeaks() throws Exception {
+        if (server == null) {
+            return;
+        }
+        try {
+            awaitIdle();
+            for (ClassStats c : server.snapshot().classes()) {
+                assertTrue(c.reconciles(), "counters reconcile: " + c);
+            }
+            awaitState("no worker thread stays busy", Duration.ofSeconds(10), () -> server.busyWorkerThreads() == 0);
+        } finally {
+            server.close();
+        }
+    }
+
+    // ---- scenarios
+
+    @Test
+    protected void waitingRequestsHoldNoWorkerThread() throws Exception {
+        start("max-executing = 2\nclass.basic.max-queue = 100\nclass.basic.max-wait = 60s\n");
+        List<CompletableFuture<HttpResponse<String>>> basic = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            basic.add(send(request("/work?ms=200").build()));
+        }
+        // An adapter that holds a thread per waiting request cannot have more than MAX_THREADS - 2 parked.
+        int maxParked = 0;
+        int maxBusyMeanwhile = 0;
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        for (ClassStats s = server.snapshot().get("basic"); s.entered() < 40 || s.queued() < 30;
+                s = server.snapshot().get("basic")) {
+            maxParked = Math.max(maxParked, s.queued());
+            maxBusyMeanwhile = Math.max(maxBusyMeanwhile, server.busyWorkerThreads());
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("40 requests on a pool of " + MAX_THREADS + " threads: at most " + maxParked
+                        + " were parked at once, while up to " + maxBusyMeanwhile + " worker threads were busy "
+                        + "(a waiting request holds a thread?); engine: " + server.snapshot());
+            }
+            Thread.sleep(5);
+        }
+
+        List<Integer> busy = new ArrayList<>();
+        while (server.snapshot().get("basic").queued() >= 30) {
+            busy.add(server.busyWorkerThreads());
+            Thread.sleep(10);
+        }
+        assertTrue(busy.size() >= 10, "sampled the busy threads while 30 or more were parked: " + busy);
+        // Running requests hold their 2 threads; a completing request and the resume it triggers may each hold one
+        // for a moment. A thread kept off the CPU by a loaded machine can stretch such a moment, hence the 90th
+        // percentile; but at no instant may the whole pool be taken.
+        List<Integer> sorted = busy.stream().sorted().toList();
+        int p90 = sorted.get((int) Math.ceil(0.9 * sorted.size()) - 1);
+        assertTrue(p90 <= 2 + 2, "busy worker threads while 30+ requests were parked (max-executing 2), 90th "
+                + "percentile " + p90 + "; samples " + busy);
+        assertTrue(sorted.get(sorted.size() - 1) < MAX_THREADS, "all " + MAX_THREADS + " worker threads were busy "
+                + "while 30+ requests were parked; samples " + busy);
+        for (CompletableFuture<HttpResponse<String>> f : basic) {
+            assertEquals(200, f.get().statusCode());
+            assertEquals("ok basic", f.get().body());
+        }
+    }
+
+    @Test
+    protected void premiumOvertakesWaitingBasicRequests() throws Exception {
+        start("max-executing = 2\nclass.basic.max-queue = 100\nclass.basic.max-wait = 60s\n");
+        List<CompletableFuture<HttpResponse<String>>> basic = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            basic.add(send(request("/work?ms=200").build()));
+        }
+        awaitState("40 basic requests entered", Duration.ofSeconds(20),
+                () -> server.snapshot().get("basic").entered() == 40);
+
+        List<CompletableFuture<HttpResponse<String>>> premium = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            premium.add(send(request("/work?ms=200").header("X-Tier", "premium").build()));
+        }
+        awaitState("3 premium requests entered", Duration.ofSeconds(20),
+                () -> server.snapshot().get("premium").entered() == 3);
+        long basicStartedBefore = server.startedOrder().stream().filter("basic"::equals).count();
+
+        for (CompletableFuture<HttpResponse<String>> f : premium) {
+            assertEquals(200, f.get().statusCode());
+            assertEquals("ok premium", f.get().body());
+        }
+        for (CompletableFuture<HttpResponse<String>> f : basic) {
+            assertEquals(200, f.get().statusCode());
+        }
+        List<String> order = List.copyOf(server.startedOrder());
+        int lastPremium = order.lastIndexOf("premium");
+        long basicBeforeLastPremium = order.subList(0, lastPremium).stream().filter("basic"::equals).count();
+        // At most the two permits already handed to basic when premium arrived may start in between.
+        assertTrue(basicBeforeLastPremium <= basicStartedBefore + 2,
+                "waiting basic requests were served before premium: " + basicStartedBefore + " basic had started "
+                        + "when premium arrived, " + basicBeforeLastPremium + " before the last premium (at most "
+                        + (basicStartedBefore + 2) + " allowed); order " + order);
+        assertTrue(basicBeforeLastPremium < 30, "premium did not wait behind the basic queue: " + order);
+    }
+
+    @Test
+    protected void aFullQueueAndTheMaximumWaitAnswer503WithRetryAfter() throws Exception {
+        start("max-executing = 1\nclass.basic.max-queue = 2\nclass.basic.max-wait = 1s\n"
+                + "admission.retry-after = 7s\n");
+        CompletableFuture<HttpResponse<String>> running = send(request("/work?ms=3000").build());
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        CompletableFuture<HttpResponse<String>> w1 = send(request("/work").build());
+        CompletableFuture<HttpResponse<String>> w2 = send(request("/work").build());
+        awaitState("two waiting", Duration.ofSeconds(10), () -> server.snapshot().queued() == 2);
+
+        HttpResponse<String> full = client.send(request("/work").header("Accept", "application/json").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(503, full.statusCode());
+        assertEquals("7", full.headers().firstValue("Retry-After").orElse(null));
+        assertTrue(full.body().contains("\"reason\":\"queue-full\""), full.body());
+
+        for (CompletableFuture<HttpResponse<String>> w : List.of(w1, w2)) {
+            HttpResponse<String> r = w.get();
+            assertEquals(503, r.statusCode(), "expired after its maximum wait");
+            assertEquals("7", r.headers().firstValue("Retry-After").orElse(null));
+            assertTrue(r.body().contains("Server busy"), r.body());
+        }
+        assertEquals(200, running.get().statusCode());
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(2, basic.expired());
+        assertEquals(1, basic.queueFull());
+        assertEquals(List.of("basic"), server.startedOrder(), "expired requests never reach the application");
+    }
+
+    @Test
+    protected void anApplicationExceptionReleasesItsPermit() throws Exception {
+        start("max-executing = 1\n");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(500, client.send(request("/fail").build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        }
+        awaitIdle();
+        assertEquals(200, client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertEquals(4, server.snapshot().get("basic").completed());
+    }
+
+    @Test
+    protected void anAsyncApplicationHoldsItsPermitUntilItCompletes() throws Exception {
+        start("max-executing = 1\n");
+        CompletableFuture<HttpResponse<String>> first = send(request("/async?ms=500").build());
+        awaitState("the async request runs", Duration.ofSeconds(10), () -> server.startedOrder().size() == 1);
+        CompletableFuture<HttpResponse<String>> second = send(request("/async?ms=10").build());
+        awaitState("the second waits", Duration.ofSeconds(10), () -> server.snapshot().queued() == 1);
+        assertEquals(1, server.snapshot().executing(), "the permit is held while the application is async");
+        assertEquals("async done", first.get().body());
+        // The second was parked, resumed, and went async itself: its permit is released when it completes.
+        assertEquals("async done", second.get().body());
+        awaitIdle();
+        assertEquals(2, server.snapshot().get("basic").completed());
+    }
+
+    @Test
+    protected void aClientThatDisconnectsReleasesItsPermitAndItsPlaceInTheQueue() throws Exception {
+        start("max-executing = 1\nclass.basic.max-wait = 1s\n");
+        Socket running = rawGet("/work?ms=2500");
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        Socket parked = rawGet("/work");
+        awaitState("one parked", Duration.ofSeconds(10), () -> server.snapshot().queued() == 1);
+        // Both clients hang up, one while its request runs and one while it waits.
+        running.close();
+        parked.close();
+        awaitIdle();
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(2, basic.entered());
+        assertEquals(0, basic.executing() + basic.queued());
+        if (noticesClientGoneWhileParked()) {
+            assertEquals(1, basic.cancelled(), "the parked request of the client that left: " + basic);
+        } else {
+            // Over HTTP/1.1 the container does not notice the client leaving: the parked request ends at its
+            // maximum wait (1 s), the running one when the application finishes (2.5 s).
+            assertEquals(1, basic.expired(), "the parked request of the client that left: " + basic);
+        }
+        assertEquals(1, basic.completed());
+        assertEquals(200, client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+    }
+
+    @Test
+    protected void whenPremiumQueuesUpNewBasicSessionsGet503ButAdmittedOnesAreServed() throws Exception {
+        start("max-executing = 1\nadmission.higher-queued = 1\nadmission.retry-after = 30s\n");
+        HttpResponse<String> login = client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, login.statusCode());
+        String setCookie = login.headers().firstValue("Set-Cookie").orElse(null);
+        assertNotNull(setCookie, "a new session gets its admission cookie");
+        String session = setCookie.substring(0, setCookie.indexOf(';'));
+
+        CompletableFuture<HttpResponse<String>> p1 = send(request("/work?ms=1500").header("X-Tier", "premium").build());
+        awaitState("premium runs", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        CompletableFuture<HttpResponse<String>> p2 = send(request("/work").header("X-Tier", "premium").build());
+        awaitState("premium waits", Duration.ofSeconds(10), () -> server.snapshot().get("premium").queued() == 1);
+
+        HttpResponse<String> newBasic = client.send(request("/work").header("Accept", "text/html").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(503, newBasic.statusCode());
+        assertEquals("30", newBasic.headers().firstValue("Retry-After").orElse(null));
+        assertTrue(newBasic.body().contains("cannot start a new visit"), newBasic.body());
+        assertTrue(newBasic.headers().firstValue("Set-Cookie").isEmpty(), "a refused session is not admitted");
+
+        HttpResponse<String> admitted = client.send(request("/work").header("Cookie", session).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, admitted.statusCode(), "an admitted session is not cut off halfway");
+        assertEquals("ok basic", admitted.body());
+        assertEquals(200, p1.get().statusCode());
+        assertEquals(200, p2.get().statusCode());
+        assertEquals(1, server.snapshot().get("basic").sessionsRefusedQueued());
+    }
+
+    @Test
+    protected void aParkedRequestsBodyIsStillReadableWhenItResumes() throws Exception {
+        start("max-executing = 1\n");
+        CompletableFuture<HttpResponse<String>> blocker = send(request("/work?ms=500").build());
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        String body = "item=42&qty=3&note=" + "x".repeat(20_000);
+        CompletableFuture<HttpResponse<String>> post = send(request("/echo")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+        awaitState("the POST waits", Duration.ofSeconds(10), () -> server.snapshot().queued() == 1);
+        assertEquals(200, blocker.get().statusCode());
+        HttpResponse<String> echoed = post.get();
+        assertEquals(200, echoed.statusCode());
+        assertEquals(body, echoed.body(), "the parked request's body, read by the application after it resumed");
+    }
+
+    // ---- helpers for the scenarios and for subclasses' own tests
+
+    /** A request to this server, with a generous timeout (scenarios bound their waits themselves). */
+    protected HttpRequest.Builder request(String pathAndQuery) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + pathAndQuery))
+                .timeout(Duration.ofSeconds(60));
+    }
+
+    protected CompletableFuture<HttpResponse<String>> send(HttpRequest r) {
+        return client.sendAsync(r, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Sends a GET on a raw socket and leaves it open; the caller closes it to play a client that hangs up. */
+    protected Socket rawGet(String path) throws IOException {
+        Socket s = new Socket("127.0.0.1", server.port());
+        OutputStream out = s.getOutputStream();
+        out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return s;
+    }
+
+    /** Waits until nothing executes or waits: no permit or ticket leaked. */
+    protected void awaitIdle() {
+        awaitState("executing and queued back to zero", Duration.ofSeconds(20), () -> {
+            EngineSnapshot s = server.snapshot();
+            return s.executing() == 0 && s.queued() == 0;
+        });
+    }
+
+    /** {@link #await} that says what the engine, the threads and the application were doing when it failed. */
+    protected void awaitState(String what, Duration timeout, BooleanSupplier condition) {
+        try {
+            await(what, timeout, condition);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; busy worker threads: " + server.busyWorkerThreads()
+                    + "; engine: " + server.snapshot() + "; started: " + server.startedOrder(), e);
+        }
+    }
+
+    /** Waits until the condition holds, polling every 5 ms; fails after the timeout. */
+    public static void await(String what, Duration timeout, BooleanSupplier condition) {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for: " + what);
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.servletqos.testkit;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The {@link TestApp} as servlets, for the adapters that run in a servlet container (Tomcat valve, the filter on
+ * Tomcat or Jetty ee11). Mount each servlet of {@link #forApp(TestApp)} at its path with
+ * {@code asyncSupported = true}, in a context at the root path.
+ */
+public final class TestServlets {
+
+    private TestServlets() {
+    }
+
+    /** The servlets of the application, by mapping path ({@link TestApp#WORK}, ...). */
+    public static Map<String, HttpServlet> forApp(TestApp app) {
+        Map<String, HttpServlet> m = new LinkedHashMap<>();
+        m.put(TestApp.WORK, new Work(app));
+        m.put(TestApp.FAIL, new Fail());
+        m.put(TestApp.ASYNC, new Async(app));
+        m.put(TestApp.ECHO, new Echo());
+        return m;
+    }
+
+    private static final class Work extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+        private final transient TestApp app;
+
+        Work(TestApp app) {
+            this.app = app;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            Object serviceClass = req.getAttribute(TestApp.CLASS_ATTRIBUTE);
+            app.recordStart(serviceClass);
+            TestApp.work(TestApp.millis(req.getParameter("ms")));
+            resp.setContentType("text/plain");
+            resp.getWriter().print("ok " + serviceClass);
+        }
+    }
+
+    private static final class Fail extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            throw new IllegalStateException("the application failed (on purpose)");
+        }
+    }
+
+    private static final class Async extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+        private final transient TestApp app;
+
+        Async(TestApp app) {
+            this.app = app;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            app.recordStart(req.getAttribute(TestApp.CLASS_ATTRIBUTE));
+            long ms = TestApp.millis(req.getParameter("ms"));
+            AsyncContext async = req.startAsync();
+            app.later(ms, () -> {
+                try {
+                    async.getResponse().setContentType("text/plain");
+                    async.getResponse().getWriter().print("async done");
+                } catch (IOException | RuntimeException ignored) {
+                    // the client is gone; complete anyway
+                }
+                async.complete();
+            });
+        }
+    }
+
+    private static final class Echo extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            byte[] body;
+            try (InputStream in = req.getInputStream()) {
+                body = in.readAllBytes();
+            }
+            resp.setContentType("text/plain");
+            resp.getOutputStream().write(body);
+        }
+    }
+}
