@@ -4,12 +4,15 @@ import dev.servletqos.RequestView;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 
-/** The engine's view of a servlet request; reads the request, copies nothing. */
-final class ServletRequestView implements RequestView {
+/**
+ * The engine's view of a servlet request; reads the request, copies nothing. Used by the filter and by the
+ * Tomcat valve (Tomcat's own request is an {@code HttpServletRequest}, its mapping already done at the valve).
+ */
+public final class ServletRequestView implements RequestView {
 
     private final HttpServletRequest request;
 
-    ServletRequestView(HttpServletRequest request) {
+    public ServletRequestView(HttpServletRequest request) {
         this.request = request;
     }
 

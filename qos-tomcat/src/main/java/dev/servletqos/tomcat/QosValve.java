@@ -6,6 +6,7 @@ import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
 import dev.servletqos.QosPolicy;
 import dev.servletqos.Ticket;
+import dev.servletqos.servlet.ServletRequestView;
 import dev.servletqos.servlet.ServletTickets;
 import jakarta.servlet.ServletException;
 import java.io.IOException;
@@ -199,7 +200,7 @@ public class QosValve extends ValveBase {
             getNext().invoke(request, response);
             return;
         }
-        Ticket ticket = e.enter(new TomcatRequestView(request));
+        Ticket ticket = e.enter(new ServletRequestView(request));
         ServletTickets.label(ticket, request, response);
         switch (ticket.state()) {
             case RUNNING:

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.servletqos.QosEngine;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +51,44 @@ class QosValveTest {
             server.tomcat.stop();
             assertNull(server.context.getServletContext().getAttribute(QosEngine.class.getName()),
                     "the engine is withdrawn when the valve stops");
+        }
+    }
+
+    @Test
+    void rulesSeeTheTierCookiePathHostAndAddressOfARealRequest() throws Exception {
+        Path conf = Files.createDirectories(dir.resolve("tomcat").resolve("conf"));
+        Files.writeString(conf.resolve("qos.properties"), """
+                classes = premium, silver, basic
+                default-class = basic
+                tier-cookie.secret = valve-test-secret-0123456789
+                rule.1.type = tier-cookie
+                rule.2.type = path
+                rule.2.value = /as*nc
+                rule.2.class = silver
+                rule.3.type = host
+                rule.3.value = *.example.com
+                rule.3.class = premium
+                rule.4.type = ip
+                rule.4.value = 10.0.0.0/8, ::1
+                rule.4.class = premium
+                """, StandardCharsets.UTF_8);
+        QosValve valve = new QosValve();
+        valve.setPolicy("conf/qos.properties");
+        try (EmbeddedTomcat server = new EmbeddedTomcat(dir, 10, ctx -> ctx.getPipeline().addValve(valve))) {
+            String base = "http://127.0.0.1:" + server.port();
+            String tier = server.engine().tierCookies().setCookieHeader("premium", "alice");
+            client.send(HttpRequest.newBuilder(URI.create(base + "/work"))
+                    .header("Cookie", tier.substring(0, tier.indexOf(';'))).build(), HttpResponse.BodyHandlers.ofString());
+            client.send(HttpRequest.newBuilder(URI.create(base + "/async?ms=1")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            try (Socket s = new Socket("127.0.0.1", server.port())) {
+                s.getOutputStream().write("GET /work HTTP/1.1\r\nHost: shop.example.com\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                s.getInputStream().readAllBytes();
+            }
+            client.send(HttpRequest.newBuilder(URI.create(base + "/work")).build(), HttpResponse.BodyHandlers.ofString());
+            // signed cookie, path glob within the application, Host, and 127.0.0.1 matching no ip rule
+            assertEquals(List.of("premium", "silver", "premium", "basic"), server.startedOrder());
         }
     }
 }
