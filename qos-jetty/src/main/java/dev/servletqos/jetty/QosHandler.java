@@ -1,0 +1,636 @@
+package dev.servletqos.jetty;
+
+import dev.servletqos.ClassPolicy;
+import dev.servletqos.ClassStats;
+import dev.servletqos.EngineSnapshot;
+import dev.servletqos.PolicyException;
+import dev.servletqos.PolicyParser;
+import dev.servletqos.QosEngine;
+import dev.servletqos.QosPolicy;
+import dev.servletqos.Ticket;
+import dev.servletqos.servlet.Responses;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.ConnectionFactory;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.NetworkConnector;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.handler.ContextHandler;
+import org.eclipse.jetty.util.Attributes;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.annotation.ManagedAttribute;
+import org.eclipse.jetty.util.annotation.ManagedObject;
+import org.eclipse.jetty.util.annotation.ManagedOperation;
+import org.eclipse.jetty.util.annotation.Name;
+import org.eclipse.jetty.util.component.LifeCycle;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.eclipse.jetty.util.thread.ThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Server-side quality of service for Jetty 12: a core {@link Handler.Wrapper} that classifies requests into
+ * service classes, admits new sessions only while there is capacity, and makes requests wait in per-class
+ * queues in front of the wrapped handler without holding a thread.
+ *
+ * <p>In a Jetty base, with the {@code servlet-qos} module shipped in this module's {@code src/main/jetty-base},
+ * or as any other handler in a Jetty XML file (the policy file is described in {@code docs/configuration.md}):
+ * <pre>{@code
+ * <Call name="insertHandler">
+ *   <Arg>
+ *     <New class="dev.servletqos.jetty.QosHandler">
+ *       <Set name="policy"><Property name="jetty.base"/>/etc/qos.properties</Set>
+ *       <Set name="maxExecuting">32</Set>
+ *     </New>
+ *   </Arg>
+ * </Call>
+ * }</pre>
+ * or from Java: {@code new QosHandler(policy, appHandler)} with a {@link QosPolicy}, or
+ * {@code new QosHandler()} with {@link #setPolicy(String)}.
+ *
+ * <p>How a request goes through: {@link QosEngine#enter} decides. A request that may run now goes on to the
+ * wrapped handler at once, and its permit is released when the request completes (response sent, also after
+ * an exception or when the handler completed the callback later on another thread). A request that must wait
+ * is suspended by returning {@code true} and keeping its callback: no thread waits for it. When the engine
+ * grants it a permit, it is resumed through the request's context executor, never inline on the thread that
+ * freed the permit. A request that waited longer than its class's {@code max-wait} (checked every 100 ms on
+ * the server's scheduler) is answered {@code 503} with {@code Retry-After}; so is a refused one. If Jetty
+ * reports the request failed while it waits (an HTTP/2 stream reset, an idle timeout), the wait is cancelled
+ * and the callback failed; over HTTP/1.1 Jetty does not notice a client that leaves while its request waits,
+ * so its {@code max-wait} ends it. When the handler stops, waiting requests are answered 503 at once; a stopped
+ * handler passes requests straight to the wrapped handler. The service class is given to the application in the request attribute
+ * {@value #CLASS_ATTRIBUTE}; the engine is published as the attribute {@link #ENGINE_ATTRIBUTE} of the
+ * enclosing {@link ContextHandler}, or of the {@link Server} when the handler is outside every context.
+ *
+ * <p>Where to put it: inside a context ({@code contextHandler.insertHandler(..)}), paths in the policy's
+ * rules are paths within that context; around the server's handler ({@code server.insertHandler(..)}), they
+ * are whole request paths and every context shares the one set of queues.
+ *
+ * <p>Settings: {@code policy} (the file; relative paths are resolved against the {@code jetty.base} system
+ * property), and overrides of its most changed settings, {@code maxExecuting}, {@code scheduling},
+ * {@code defaultClass}, applied at start. While running, {@link #setMaxExecuting(int)},
+ * {@link #setBudget(String, int)} and {@link #setSessionRate(String, double, int)} change the engine at once
+ * (also through JMX, when Jetty's {@code jmx} module is on). Start fails with a message naming the values
+ * when the policy is invalid or when a class's {@code max-wait} is not below a connector's idle timeout (the
+ * connector would close a waiting request before its 503). Keep {@code max-executing} below the thread
+ * pool's {@code maxThreads} with some headroom: a resumed request is a new task on that pool.
+ *
+ * <p>Thread-safe.
+ */
+@ManagedObject("servlet-qos: service classes, session admission and per-class queues in front of a handler")
+public class QosHandler extends Handler.Wrapper {
+
+    /**
+     * Request attribute holding the request's service class name, as with the Tomcat valve and the filter.
+     * (A compile-time constant: using it does not load the servlet API.)
+     */
+    public static final String CLASS_ATTRIBUTE = Responses.CLASS_ATTRIBUTE;
+
+    /** Attribute (of the context, or of the server) under which the running engine is published. */
+    public static final String ENGINE_ATTRIBUTE = QosEngine.class.getName();
+
+    private static final Logger LOG = LoggerFactory.getLogger(QosHandler.class);
+
+    /** How often parked requests past their maximum wait are expired. */
+    private static final long SWEEP_MILLIS = 100;
+
+    private final QosPolicy javaPolicy;
+    private volatile String policy;
+    private volatile Integer maxExecuting;
+    private volatile String scheduling;
+    private volatile String defaultClass;
+
+    private volatile QosEngine engine;
+    private Sweeper sweeper;
+    private Attributes published;
+    /** Requests waiting now, so that a stop can answer them instead of leaving them hanging. */
+    private final Set<Parked> parked = ConcurrentHashMap.newKeySet();
+
+    /** A handler to be given a policy file ({@link #setPolicy(String)}) and a handler to wrap. */
+    public QosHandler() {
+        this((Handler) null);
+    }
+
+    /** A handler wrapping {@code handler}, to be given a policy file ({@link #setPolicy(String)}). */
+    public QosHandler(@Name("handler") Handler handler) {
+        super(handler);
+        this.javaPolicy = null;
+    }
+
+    /** A handler wrapping {@code handler} (may be null) with the policy read from {@code policy} at start. */
+    public QosHandler(@Name("policy") String policy, @Name("handler") Handler handler) {
+        super(handler);
+        this.javaPolicy = null;
+        this.policy = policy;
+    }
+
+    /** A handler with a policy built in Java; {@link #setPolicy(String)} is then not used. */
+    public QosHandler(QosPolicy policy) {
+        this(policy, null);
+    }
+
+    /** A handler wrapping {@code handler} (may be null) with a policy built in Java. */
+    public QosHandler(QosPolicy policy, Handler handler) {
+        super(handler);
+        this.javaPolicy = Objects.requireNonNull(policy, "policy");
+    }
+
+    /**
+     * The policy file (UTF-8 properties, see {@code docs/configuration.md}); a relative path is resolved
+     * against the {@code jetty.base} system property, or the working directory without it. Required unless
+     * a {@link QosPolicy} was given to the constructor. Read at start.
+     */
+    public void setPolicy(String policy) {
+        this.policy = policy;
+    }
+
+    @ManagedAttribute(value = "The policy file, read at start", readonly = true)
+    public String getPolicy() {
+        return policy;
+    }
+
+    /**
+     * Requests executing at once over all classes. Before start it overrides the policy's
+     * {@code max-executing}; while running it changes the engine at once (budgets above it are lowered).
+     *
+     * @throws IllegalArgumentException while running, if below 1 or below the sum of the class reserves
+     */
+    public void setMaxExecuting(int maxExecuting) {
+        QosEngine e = engine;
+        if (e != null) {
+            e.setMaxExecuting(maxExecuting);
+        }
+        this.maxExecuting = maxExecuting;
+    }
+
+    @ManagedAttribute("Requests executing at once over all classes; settable while running")
+    public int getMaxExecuting() {
+        QosEngine e = engine;
+        if (e != null) {
+            return e.snapshot().maxExecuting();
+        }
+        Integer m = maxExecuting;
+        return m != null ? m : javaPolicy != null ? javaPolicy.maxExecuting() : 0;
+    }
+
+    /** Overrides the policy's {@code scheduling} (strict-priority, weighted, ...) at the next start. */
+    public void setScheduling(String scheduling) {
+        this.scheduling = scheduling;
+    }
+
+    @ManagedAttribute(value = "The scheduling policy", readonly = true)
+    public String getScheduling() {
+        QosEngine e = engine;
+        return e != null ? e.snapshot().scheduling().key() : scheduling;
+    }
+
+    /** Overrides the policy's {@code default-class} at the next start. */
+    public void setDefaultClass(String defaultClass) {
+        this.defaultClass = defaultClass;
+    }
+
+    @ManagedAttribute(value = "The class of sessions no rule matches", readonly = true)
+    public String getDefaultClass() {
+        QosEngine e = engine;
+        return e != null ? e.policy().defaultClass() : defaultClass;
+    }
+
+    /** The running engine, or null when the handler is not started. */
+    public QosEngine getEngine() {
+        return engine;
+    }
+
+    /** The engine's state now, or null when the handler is not started. */
+    public EngineSnapshot snapshot() {
+        QosEngine e = engine;
+        return e == null ? null : e.snapshot();
+    }
+
+    /**
+     * Sets a class's budget while running, non-preemptively (see {@link QosEngine#setBudget}).
+     *
+     * @throws IllegalStateException if the handler is not started
+     * @throws IllegalArgumentException for an unknown class or a budget outside 0..max-executing
+     */
+    @ManagedOperation(value = "Sets a class's budget (concurrency permits)", impact = "ACTION")
+    public void setBudget(@Name(value = "serviceClass", description = "the class") String serviceClass,
+                          @Name(value = "budget", description = "permits, 0..max-executing") int budget) {
+        running().setBudget(serviceClass, budget);
+    }
+
+    /**
+     * A class's budget now.
+     *
+     * @throws IllegalStateException if the handler is not started
+     * @throws IllegalArgumentException for an unknown class
+     */
+    @ManagedOperation(value = "A class's budget (concurrency permits)", impact = "INFO")
+    public int getBudget(@Name(value = "serviceClass", description = "the class") String serviceClass) {
+        ClassStats c = running().snapshot().get(serviceClass);
+        if (c == null) {
+            throw new IllegalArgumentException("no service class \"" + serviceClass + "\"");
+        }
+        return c.budget();
+    }
+
+    /**
+     * Sets a class's new-session rate while running (see {@link QosEngine#setSessionRate}).
+     *
+     * @throws IllegalStateException if the handler is not started
+     * @throws IllegalArgumentException for an unknown class or values out of range
+     */
+    @ManagedOperation(value = "Sets a class's new-session rate and burst", impact = "ACTION")
+    public void setSessionRate(@Name(value = "serviceClass", description = "the class") String serviceClass,
+                               @Name(value = "perSecond", description = "new sessions a second, 0 = no limit")
+                               double perSecond,
+                               @Name(value = "burst", description = "bucket depth, at least 1") int burst) {
+        running().setSessionRate(serviceClass, perSecond, burst);
+    }
+
+    @ManagedAttribute("Requests holding a permit now, all classes")
+    public int getExecuting() {
+        EngineSnapshot s = snapshot();
+        return s == null ? 0 : s.executing();
+    }
+
+    @ManagedAttribute("Requests waiting for a permit now, all classes")
+    public int getQueued() {
+        EngineSnapshot s = snapshot();
+        return s == null ? 0 : s.queued();
+    }
+
+    @ManagedAttribute("Budget of each class, highest priority first")
+    public String getBudgets() {
+        EngineSnapshot s = snapshot();
+        return s == null ? "" : s.classes().stream().map(c -> c.name() + "=" + c.budget())
+                .collect(Collectors.joining(", "));
+    }
+
+    @ManagedAttribute("Settings and counters of each class")
+    public String[] getClassStatistics() {
+        EngineSnapshot s = snapshot();
+        return s == null ? new String[0] : s.classes().stream().map(ClassStats::toString).toArray(String[]::new);
+    }
+
+    private QosEngine running() {
+        QosEngine e = engine;
+        if (e == null) {
+            throw new IllegalStateException("QosHandler is not started (" + getState() + ")");
+        }
+        return e;
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        Server server = getServer();
+        if (server == null) {
+            throw new IllegalStateException("QosHandler must be part of a Server (it uses its scheduler and "
+                    + "thread pool)");
+        }
+        QosPolicy p = resolvePolicy();
+        checkIdleTimeouts(server, p);
+        warnAboutThreadPool(server, p);
+        QosEngine e = QosEngine.create(p);
+        engine = e;
+        ContextHandler context = Handler.AbstractContainer.findContainerOf(server, ContextHandler.class, this);
+        published = context != null ? context : server;
+        published.setAttribute(ENGINE_ATTRIBUTE, e);
+        sweeper = new Sweeper(e, server.getScheduler());
+        sweeper.start();
+        LOG.info("servlet-qos: {} classes, {}, max-executing {} ({})", p.classes().size(), p.scheduling().key(),
+                p.maxExecuting(), javaPolicy != null ? "policy from Java" : "policy " + policy);
+        super.doStart();
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        super.doStop();
+        if (sweeper != null) {
+            sweeper.stop();
+            sweeper = null;
+        }
+        // Nothing would resume them any more: answer them now.
+        for (Parked p : parked) {
+            p.abandon();
+        }
+        if (published != null) {
+            published.removeAttribute(ENGINE_ATTRIBUTE);
+            published = null;
+        }
+        engine = null;
+    }
+
+    private QosPolicy resolvePolicy() {
+        if (javaPolicy != null) {
+            return maxExecuting == null && scheduling == null && defaultClass == null ? javaPolicy
+                    : withOverrides(javaPolicy);
+        }
+        if (policy == null || policy.isBlank()) {
+            throw new PolicyException("policy", String.valueOf(policy), "QosHandler needs a policy file "
+                    + "(<Set name=\"policy\">...</Set> in Jetty XML, setPolicy(..) or a QosPolicy in Java)");
+        }
+        Path file = Path.of(policy.trim());
+        String base = System.getProperty("jetty.base");
+        if (!file.isAbsolute() && base != null) {
+            file = Path.of(base).resolve(file);
+        }
+        Map<String, String> overrides = new HashMap<>();
+        if (maxExecuting != null) {
+            overrides.put("max-executing", maxExecuting.toString());
+        }
+        overrides.put("scheduling", scheduling);
+        overrides.put("default-class", defaultClass);
+        return PolicyParser.load(file, overrides);
+    }
+
+    /** Applies the setter overrides to a policy built in Java. */
+    private QosPolicy withOverrides(QosPolicy p) {
+        QosPolicy.Builder b = p.toBuilder();
+        if (maxExecuting != null) {
+            b.maxExecuting(maxExecuting);
+        }
+        if (scheduling != null) {
+            QosPolicy.Scheduling s = QosPolicy.Scheduling.fromKey(scheduling.trim());
+            if (s == null) {
+                throw new PolicyException("scheduling", scheduling, "must be one of "
+                        + Arrays.stream(QosPolicy.Scheduling.values()).map(QosPolicy.Scheduling::key).toList());
+            }
+            b.scheduling(s);
+        }
+        if (defaultClass != null) {
+            b.defaultClass(defaultClass.trim());
+        }
+        return b.build();
+    }
+
+    /**
+     * A connector closes a request that has been idle for its idle timeout; a parked request is idle. Every
+     * maximum wait must end before that, or the client gets a closed connection instead of a 503.
+     */
+    private static void checkIdleTimeouts(Server server, QosPolicy p) {
+        ClassPolicy longest = p.classes().get(0);
+        for (ClassPolicy c : p.classes()) {
+            if (c.maxWait().compareTo(longest.maxWait()) > 0) {
+                longest = c;
+            }
+        }
+        long waitMillis = longest.maxWait().toMillis();
+        for (Connector connector : server.getConnectors()) {
+            List<String> timeouts = new ArrayList<>();
+            long idle = connector.getIdleTimeout();
+            if (idle > 0 && waitMillis >= idle) {
+                timeouts.add("idleTimeout = " + idle + " ms");
+            }
+            for (ConnectionFactory f : connector.getConnectionFactories()) {
+                long stream = streamIdleTimeout(f);
+                if (stream > 0 && waitMillis >= stream) {
+                    timeouts.add(f.getProtocol() + " streamIdleTimeout = " + stream + " ms");
+                }
+            }
+            if (!timeouts.isEmpty()) {
+                throw new PolicyException("class." + longest.name() + ".max-wait", format(longest.maxWait()),
+                        "must be below the idle timeout of connector " + describe(connector) + " ("
+                                + String.join(", ", timeouts) + "): that connector would close a waiting "
+                                + "request before its 503. Lower the max-wait or raise the connector's idle "
+                                + "timeout");
+            }
+        }
+    }
+
+    /** The HTTP/2 factories' stream idle timeout (0: the connector's); read reflectively, HTTP/2 is optional. */
+    private static long streamIdleTimeout(ConnectionFactory f) {
+        try {
+            Method m = f.getClass().getMethod("getStreamIdleTimeout");
+            Object v = m.invoke(f);
+            return v instanceof Long l ? l : 0;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private static String describe(Connector c) {
+        StringBuilder s = new StringBuilder();
+        s.append(c.getName() != null ? "\"" + c.getName() + "\"" : c.getClass().getSimpleName());
+        s.append(' ').append(c.getProtocols());
+        if (c instanceof NetworkConnector n) {
+            s.append(" on ").append(n.getHost() == null ? "*" : n.getHost()).append(':').append(n.getPort());
+        }
+        return s.toString();
+    }
+
+    private static String format(Duration d) {
+        long ms = d.toMillis();
+        return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    }
+
+    private static void warnAboutThreadPool(Server server, QosPolicy p) {
+        if (server.getThreadPool() instanceof ThreadPool.SizedThreadPool pool
+                && p.maxExecuting() >= pool.getMaxThreads()) {
+            LOG.warn("servlet-qos: max-executing {} is not below the thread pool's maxThreads {}: requests "
+                    + "holding a permit may wait for a thread; leave headroom for Jetty's own tasks",
+                    p.maxExecuting(), pool.getMaxThreads());
+        }
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        Handler next = getHandler();
+        if (next == null) {
+            return false;
+        }
+        QosEngine e = engine;
+        if (e == null) {
+            return next.handle(request, response, callback);
+        }
+        Ticket ticket = e.enter(new JettyRequestView(request));
+        request.setAttribute(CLASS_ATTRIBUTE, ticket.serviceClass());
+        switch (ticket.state()) {
+            case RUNNING:
+                addCookie(ticket, response);
+                return runNow(ticket, next, request, response, callback);
+            case PARKED:
+                addCookie(ticket, response);
+                park(ticket, next, request, response, callback);
+                return true;
+            default:
+                Refusals.write(request, response, callback, ticket.rejection());
+                return true;
+        }
+    }
+
+    private static void addCookie(Ticket ticket, Response response) {
+        String cookie = ticket.setCookieHeader();
+        if (cookie != null) {
+            response.getHeaders().add(HttpHeader.SET_COOKIE, cookie);
+        }
+    }
+
+    private static boolean runNow(Ticket ticket, Handler next, Request request, Response response,
+                                  Callback callback) throws Exception {
+        // Completion comes once the response is sent, whether the handler finished on this thread, on
+        // another one later, or threw (Jetty then writes the error and completes the stream).
+        Request.addCompletionListener(request, failure -> ticket.complete());
+        boolean handled = next.handle(request, response, callback);
+        if (!handled) {
+            // Another handler (or the server's 404) answers it: that needs no permit.
+            ticket.complete();
+        }
+        return handled;
+    }
+
+    private void park(Ticket ticket, Handler next, Request request, Response response, Callback callback) {
+        Parked p = new Parked(ticket, next, request, response, callback);
+        parked.add(p);
+        Request.addCompletionListener(request, failure -> {
+            parked.remove(p);
+            ticket.complete();
+        });
+        request.addFailureListener(p::failed);
+        ticket.await(p);
+    }
+
+    /** A waiting request: resumed on a permit, answered on expiry, dropped when the client is gone. */
+    private final class Parked implements Ticket.Listener, Runnable {
+        private final Ticket ticket;
+        private final Handler next;
+        private final Request request;
+        private final Response response;
+        private final Callback callback;
+
+        Parked(Ticket ticket, Handler next, Request request, Response response, Callback callback) {
+            this.ticket = ticket;
+            this.next = next;
+            this.request = request;
+            this.response = response;
+            this.callback = callback;
+        }
+
+        @Override
+        public void granted(Ticket t) {
+            parked.remove(this);
+            // Often called on the thread completing another request; running the application there would
+            // stack one request's handling onto another's.
+            dispatch(this, () -> Response.writeError(request, response, callback, HttpStatus.SERVICE_UNAVAILABLE_503));
+        }
+
+        @Override
+        public void expired(Ticket t) {
+            parked.remove(this);
+            // Called on the scheduler's thread, which must not write responses.
+            dispatch(this::refuse, this::refuse);
+        }
+
+        /** Jetty's failure listener: the stream was reset, the connection closed or timed out. */
+        void failed(Throwable failure) {
+            // If the ticket already left the queue (granted or expired), its own path completes the callback.
+            if (ticket.cancel()) {
+                parked.remove(this);
+                callback.failed(failure);
+            }
+        }
+
+        /** The handler stops: nothing will grant a permit any more. */
+        void abandon() {
+            if (ticket.cancel()) {
+                parked.remove(this);
+                dispatch(this::refuse, this::refuse);
+            }
+        }
+
+        /** Runs the wrapped handler with the permit now held. */
+        @Override
+        public void run() {
+            try {
+                if (!next.handle(request, response, callback)) {
+                    Response.writeError(request, response, callback, HttpStatus.NOT_FOUND_404);
+                }
+            } catch (Throwable x) {
+                // what Jetty does with a handler's exception on its own threads
+                Response.writeError(request, response, callback, x);
+            }
+        }
+
+        private void refuse() {
+            Refusals.write(request, response, callback, ticket.rejection());
+        }
+
+        private void dispatch(Runnable task, Runnable ifRejected) {
+            try {
+                request.getContext().execute(task);
+            } catch (RejectedExecutionException x) {
+                // the thread pool is stopping
+                ifRejected.run();
+            }
+        }
+    }
+
+    /** Expires overdue parked requests every {@value #SWEEP_MILLIS} ms on the server's scheduler. */
+    private static final class Sweeper implements Runnable {
+        private final QosEngine engine;
+        private final Scheduler scheduler;
+        private volatile boolean stopped;
+        private volatile Scheduler.Task task;
+
+        Sweeper(QosEngine engine, Scheduler scheduler) {
+            this.engine = engine;
+            this.scheduler = scheduler;
+        }
+
+        void start() {
+            if (scheduler.isStarted()) {
+                schedule();
+                return;
+            }
+            // The server starts its scheduler before its handlers; this covers a scheduler started later.
+            scheduler.addEventListener(new LifeCycle.Listener() {
+                @Override
+                public void lifeCycleStarted(LifeCycle event) {
+                    event.removeEventListener(this);
+                    schedule();
+                }
+            });
+        }
+
+        private void schedule() {
+            if (!stopped) {
+                task = scheduler.schedule(this, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        @Override
+        public void run() {
+            try {
+                engine.expireOverdue();
+            } catch (RuntimeException e) {
+                LOG.error("servlet-qos: expiring overdue requests failed", e);
+            } finally {
+                schedule();
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            Scheduler.Task t = task;
+            if (t != null) {
+                t.cancel();
+            }
+        }
+    }
+}
