@@ -1,0 +1,321 @@
+package dev.servletqos.sample.demo;
+
+import dev.servletqos.ClassPolicy;
+import dev.servletqos.ClassStats;
+import dev.servletqos.EngineSnapshot;
+import dev.servletqos.QosEngine;
+import dev.servletqos.QosPolicy;
+import dev.servletqos.sample.demo.Recorder.Counter;
+import dev.servletqos.sample.run.Containers;
+import dev.servletqos.sample.run.ShopConfig;
+import dev.servletqos.sample.run.ShopServer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The main job: the shop under a flash crowd, QoS on and then off, on the same container with the same
+ * thread count. While it runs it prints one line per second per user type; at the end it writes
+ * {@code report.html} and {@code summary.json} and prints the headline: completed premium and basic sessions
+ * per second, on against off.
+ */
+public final class Demo {
+
+    /** Seed of the arrival process: both runs see the same arrivals and the same users' choices. */
+    static final long SEED = 20261121L;
+
+    /**
+     * What to run.
+     *
+     * @param container tomcat or jetty
+     * @param config    the shop (policy, costs, port; its qos flag is set per run)
+     * @param profile   the load profile
+     * @param capacity  sessions/s the multiples refer to; 0 = {@link #nominalCapacity}
+     * @param runOn     run with QoS on
+     * @param runOff    run with QoS off
+     * @param out       where report.html and summary.json go
+     * @param warmup    the unrecorded load before each run ({@link #DEFAULT_WARMUP})
+     */
+    public record Settings(String container, ShopConfig config, Profile profile, double capacity, boolean runOn,
+                           boolean runOff, Path out, Profile warmup) {
+    }
+
+    /** Four seconds at half capacity: enough for the JIT to compile the request path. */
+    public static final Profile DEFAULT_WARMUP = LoadGenerator.WARMUP;
+
+    /** What the demo produced. */
+    public record Result(List<RunResultView> runs, Path report, Path summary, double seconds) {
+    }
+
+    /** A run's phases, for callers outside the package (tests, Main). */
+    public record RunResultView(boolean qos, List<RunResult.PhaseStats> phases) {
+    }
+
+    private final Settings settings;
+    private final PrintStream log;
+    private final double capacity;
+
+    private Demo(Settings settings, PrintStream log) {
+        this.settings = settings;
+        this.log = log;
+        this.capacity = settings.capacity() > 0 ? settings.capacity() : nominalCapacity(settings.config());
+    }
+
+    /**
+     * Sessions per second the shop completes when its permits are always busy: max-executing divided by the
+     * worker time one session holds (the cost model, full content).
+     */
+    public static double nominalCapacity(ShopConfig config) {
+        return config.policy().maxExecuting() * 1000.0 / config.costs().sessionMillis(LoadGenerator.ITEMS);
+    }
+
+    /** Runs the demo, printing to {@code log}. */
+    public static Result run(Settings settings, PrintStream log) throws IOException, InterruptedException {
+        return new Demo(settings, log).run();
+    }
+
+    private Result run() throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        QosPolicy policy = settings.config().policy();
+        log.printf(Locale.ROOT, "servlet-qos demo: the sample shop on %s, %d cores, Java %s%n", settings.container(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        log.printf(Locale.ROOT, "policy %s: %s, max-executing %d, triggers j=%d k=%d%n",
+                settings.config().policyFile() == null ? "(bundled qos-sample.properties)"
+                        : settings.config().policyFile().toString(),
+                policy.scheduling().key(), policy.maxExecuting(), policy.totalQueuedTrigger(),
+                policy.higherQueuedTrigger());
+        log.printf(Locale.ROOT, "a session = login, browse, %d product pages with their images, checkout: %d requests,"
+                        + " %.0f ms of worker time (cost scale %s)%n", LoadGenerator.ITEMS,
+                dev.servletqos.sample.Costs.sessionRequests(LoadGenerator.ITEMS),
+                settings.config().costs().sessionMillis(LoadGenerator.ITEMS), settings.config().costs().scale());
+        log.printf(Locale.ROOT, "capacity %.1f sessions/s (%s); profile:", capacity,
+                settings.capacity() > 0 ? "--capacity" : "max-executing / session worker time");
+        for (Profile.Phase p : settings.profile().phases()) {
+            log.printf(Locale.ROOT, " %s %.0fs at %.1fx (%.0f sessions/s)", p.name(), p.seconds(), p.multiple(),
+                    p.multiple() * capacity);
+        }
+        log.printf(Locale.ROOT, "%npremium users: %.0f%% of sessions, returning (tier cookie from an earlier visit);"
+                + " a session completes only if every request is answered 2xx within %d s%n",
+                LoadGenerator.PREMIUM_SHARE * 100, LoadGenerator.TIMEOUT.toSeconds());
+        log.println("degradation: not yet driven by a controller (every page is served full; degraded = 0 is measured,"
+                + " not assumed)");
+        List<RunResult> runs = new ArrayList<>();
+        if (settings.runOn()) {
+            runs.add(runOnce(true));
+        }
+        if (settings.runOff()) {
+            runs.add(runOnce(false));
+        }
+        Files.createDirectories(settings.out());
+        Path summary = settings.out().resolve("summary.json");
+        Path report = settings.out().resolve("report.html");
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Files.writeString(summary, Summary.json(settings, capacity, runs, seconds));
+        Files.writeString(report, Report.html(settings, capacity, runs, seconds));
+        printHeadline(runs);
+        log.printf(Locale.ROOT, "wrote %s and %s (%.0f s)%n", report.toAbsolutePath().normalize(),
+                summary.toAbsolutePath().normalize(), seconds);
+        List<RunResultView> views = new ArrayList<>();
+        for (RunResult r : runs) {
+            views.add(new RunResultView(r.qos(), r.phases()));
+        }
+        return new Result(views, report, summary, seconds);
+    }
+
+    private RunResult runOnce(boolean qos) throws IOException, InterruptedException {
+        ShopConfig config = settings.config().withQos(qos);
+        try (ShopServer server = Containers.start(settings.container(), config)) {
+            log.printf(Locale.ROOT, "%n=== QoS %s: %s, http://127.0.0.1:%d%n", qos ? "on" : "off", server.describe(),
+                    server.port());
+            URI base = URI.create("http://127.0.0.1:" + server.port() + "/");
+            try (LoadGenerator gen = new LoadGenerator(base, config.policy().tierCookieName(), settings.profile(),
+                    settings.warmup(), capacity, SEED)) {
+                gen.prepare();
+                int seconds = (int) Math.ceil(settings.profile().seconds() + LoadGenerator.DRAIN.toSeconds()
+                        + LoadGenerator.TIMEOUT.toSeconds() + 3);
+                Recorder rec = new Recorder(System.nanoTime() + 50_000_000L, seconds);
+                ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "demo-ticker");
+                    t.setDaemon(true);
+                    return t;
+                });
+                int[] lastSecond = {0};
+                try {
+                    long firstTick = rec.t0 + 1_000_000_000L - System.nanoTime();
+                    ticker.scheduleAtFixedRate(() -> {
+                        int s = (int) Math.round((System.nanoTime() - rec.t0) / 1e9);
+                        rec.sample(s - 1, sample(server));
+                        if (s - 1 < settings.profile().seconds()) {
+                            print(qos, rec, s - 1, server.engine());
+                        }
+                        lastSecond[0] = s;
+                    }, firstTick, 1_000_000_000L, TimeUnit.NANOSECONDS);
+                    gen.run(rec);
+                } finally {
+                    ticker.shutdownNow();
+                    ticker.awaitTermination(5, TimeUnit.SECONDS);
+                }
+                int used = Math.min(rec.seconds, rec.second(System.nanoTime()) + 1);
+                Recorder.ServerSample last = sample(server);
+                for (int s = Math.max(0, lastSecond[0] - 1); s < used; s++) {
+                    if (rec.sample(s) == null) {
+                        rec.sample(s, last);
+                    }
+                }
+                RunResult result = new RunResult(qos, server.describe(), settings.profile(), capacity, rec, used);
+                printPhases(result);
+                return result;
+            }
+        }
+    }
+
+    private static Recorder.ServerSample sample(ShopServer server) {
+        QosEngine engine = server.engine();
+        int n = Recorder.TYPES.size();
+        if (engine == null) {
+            return new Recorder.ServerSample(server.pagesServed(), null, null, null, null, null, null, null, null, null);
+        }
+        EngineSnapshot s = engine.snapshot();
+        int[] budget = new int[n];
+        int[] executing = new int[n];
+        int[] queued = new int[n];
+        long[] grants = new long[n];
+        long[] wait = new long[n];
+        long[] admitted = new long[n];
+        long[] refused = new long[n];
+        long[] expired = new long[n];
+        long[] queueFull = new long[n];
+        for (int t = 0; t < n; t++) {
+            ClassStats c = s.get(Recorder.TYPES.get(t));
+            if (c == null) {
+                budget[t] = -1;
+                continue;
+            }
+            budget[t] = c.budget();
+            executing[t] = c.executing();
+            queued[t] = c.queued();
+            grants[t] = c.grants();
+            wait[t] = c.waitNanos();
+            admitted[t] = c.sessionsAdmitted();
+            refused[t] = c.sessionsRefusedQueued() + c.sessionsRefusedRate();
+            expired[t] = c.expired();
+            queueFull[t] = c.queueFull();
+        }
+        return new Recorder.ServerSample(server.pagesServed(), budget, executing, queued, grants, wait, admitted,
+                refused, expired, queueFull);
+    }
+
+    private void print(boolean qos, Recorder rec, int second, QosEngine engine) {
+        if (second < 0) {
+            return;
+        }
+        Profile.Phase phase = settings.profile().at(second + 0.5);
+        for (int t = 0; t < Recorder.TYPES.size(); t++) {
+            String type = Recorder.TYPES.get(t);
+            double p95 = Recorder.percentile(rec.delays(t, second), 95);
+            Recorder.ServerSample sample = rec.sample(second);
+            String budget = sample == null || sample.budget() == null || sample.budget()[t] < 0 ? "-"
+                    : Integer.toString(sample.budget()[t]);
+            log.printf(Locale.ROOT,
+                    "QoS %-3s %-6s %3ds %-7s offered %3d  served %4d req  refused %3d sess %3d req  degraded %d"
+                            + "  p95 delay %5s ms / target %4d  budget %2s  done %3d sess%n",
+                    qos ? "on" : "off", phase == null ? "drain" : phase.name(), second + 1, type,
+                    rec.get(Counter.OFFERED, t, second), rec.get(Counter.REQ_OK, t, second),
+                    rec.get(Counter.REFUSED, t, second),
+                    rec.get(Counter.REQ_REFUSED, t, second) - rec.get(Counter.REFUSED, t, second),
+                    rec.get(Counter.REQ_DEGRADED, t, second), Double.isNaN(p95) ? "-" : String.format(Locale.ROOT, "%.0f", p95),
+                    delayTargetMillis(type), budget, rec.get(Counter.COMPLETED, t, second));
+        }
+    }
+
+    /** The policy's delay target of a class, in ms; 0 if the policy has no such class. */
+    long delayTargetMillis(String className) {
+        return delayTargetMillis(settings.config().policy(), className);
+    }
+
+    static long delayTargetMillis(QosPolicy policy, String className) {
+        int i = policy.classIndex(className);
+        if (i < 0) {
+            return 0;
+        }
+        ClassPolicy c = policy.classes().get(i);
+        Duration d = c.delayTarget();
+        return d.toMillis();
+    }
+
+    private void printPhases(RunResult r) {
+        log.printf(Locale.ROOT, "--- QoS %s, by phase (done/s: completed within the phase; %%, refused, failed: of"
+                + " the sessions that arrived in it):%n", r.qos() ? "on" : "off");
+        for (RunResult.PhaseStats p : r.phases()) {
+            StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "  %-7s", p.phase().name()));
+            for (int t = 0; t < Recorder.TYPES.size(); t++) {
+                RunResult.TypeStats s = p.types().get(t);
+                b.append(String.format(Locale.ROOT, "  %s: %.1f done/s (%.0f%% of %d offered, %d refused, %d failed)",
+                        Recorder.TYPES.get(t), s.completedPerSecond(), s.completedPercent(), s.offered(), s.refused(),
+                        s.rejectedMidway() + s.timedOut() + s.errors()));
+            }
+            b.append(String.format(Locale.ROOT, "  useful %.0f of %.0f req/s", p.usefulRequestsPerSecond(),
+                    p.pagesServedPerSecond()));
+            log.println(b);
+        }
+        if (r.unfinished() > 0) {
+            log.printf(Locale.ROOT, "  %d sessions were still running when the run ended (%d s after the last"
+                    + " arrival): counted as neither completed nor failed%n", r.unfinished(),
+                    LoadGenerator.DRAIN.toSeconds());
+        }
+        if (r.capped() > 0) {
+            log.printf(Locale.ROOT, "  %d arrivals were not started: the load generator had %d sessions running"
+                    + " (its own limit, not the server's doing)%n", r.capped(), LoadGenerator.MAX_SESSIONS);
+        }
+    }
+
+    private void printHeadline(List<RunResult> runs) {
+        log.printf(Locale.ROOT, "%n=== Headline: completed sessions per second (capacity %.1f/s)%n", capacity);
+        log.printf(Locale.ROOT, "  %-7s %9s  %-22s %-22s %-22s%n", "phase", "offered/s", "premium on / off",
+                "basic on / off", "all on / off");
+        RunResult on = runs.stream().filter(RunResult::qos).findFirst().orElse(null);
+        RunResult off = runs.stream().filter(r -> !r.qos()).findFirst().orElse(null);
+        List<RunResult.PhaseStats> pOn = on == null ? null : on.phases();
+        List<RunResult.PhaseStats> pOff = off == null ? null : off.phases();
+        for (int i = 0; i < settings.profile().phases().size(); i++) {
+            Profile.Phase ph = settings.profile().phases().get(i);
+            StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "  %-7s %9.1f ", ph.name(),
+                    ph.multiple() * capacity));
+            for (int t = 0; t <= Recorder.TYPES.size(); t++) {
+                RunResult.TypeStats a = pOn == null ? null : (t < Recorder.TYPES.size() ? pOn.get(i).types().get(t)
+                        : pOn.get(i).total());
+                RunResult.TypeStats z = pOff == null ? null : (t < Recorder.TYPES.size() ? pOff.get(i).types().get(t)
+                        : pOff.get(i).total());
+                b.append(String.format(Locale.ROOT, " %-22s", rate(a) + " / " + rate(z)));
+            }
+            log.println(b);
+        }
+        for (RunResult r : runs) {
+            for (RunResult.PhaseStats p : r.phases()) {
+                if (p.phase().multiple() > 1) {
+                    RunResult.TypeStats prem = p.types().get(0);
+                    log.printf(Locale.ROOT, "  QoS %-3s %s: premium sessions completed %.1f%%, all sessions %.1f/s ="
+                                    + " %.0f%% of capacity%n", r.qos() ? "on" : "off", p.phase().name(),
+                            prem.completedPercent(), p.total().completedPerSecond(),
+                            100 * p.total().completedPerSecond() / capacity);
+                }
+            }
+        }
+    }
+
+    private static String rate(RunResult.TypeStats s) {
+        if (s == null) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, "%.1f (%.0f%%)", s.completedPerSecond(), s.completedPercent());
+    }
+}

@@ -1,0 +1,442 @@
+package dev.servletqos.sample.demo;
+
+import dev.servletqos.sample.demo.Recorder.Counter;
+import dev.servletqos.sample.demo.Recorder.Outcome;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The demo's load generator: an open model (Poisson arrivals of new sessions, whatever the server does), as
+ * in paper 004. A session is {@code /login}, {@code /browse}, {@value #ITEMS} product pages each followed by
+ * the images it references (fetched in parallel, as a browser does) and {@code POST /checkout}, sent one
+ * after the other with no think time. It completes only if every request is answered 2xx within
+ * {@link #TIMEOUT} (paper 004's client timeout). A fifth of the sessions are premium users, who are
+ * returning users: they carry the signed tier cookie an earlier visit's /login issued, so the server
+ * recognises them on the first request; the others are new visitors (basic), who carry no cookie.
+ *
+ * <p>Bounded: only {@code 127.0.0.1}, at most {@link #MAX_SESSIONS} sessions at once (an arrival beyond that
+ * is not started and is counted apart, not as a failure of the server), and the run stops by itself: arrivals
+ * end with the profile, and sessions still running {@link #DRAIN} later are given up and counted as
+ * unfinished. Not thread-safe: one thread calls {@link #prepare()} and then {@link #run(Recorder)}.
+ */
+final class LoadGenerator implements AutoCloseable {
+
+    /** Product pages per session. */
+    static final int ITEMS = 3;
+    /** Paper 004's client timeout per request. */
+    static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /** Share of premium users among new sessions. */
+    static final double PREMIUM_SHARE = 0.2;
+    /** Sessions in flight at most. */
+    static final int MAX_SESSIONS = 4000;
+    /** How long sessions may run on after the last arrival. */
+    static final Duration DRAIN = Duration.ofSeconds(5);
+    /** The default warm-up before the recorded run: half of capacity for a few seconds. */
+    static final Profile WARMUP = Profile.parse("warm-up:4:0.5");
+    /** Returning premium users (each holds a tier cookie from an earlier visit). */
+    static final int RETURNING_USERS = 50;
+
+    private static final Pattern IMG = Pattern.compile("<img src=\"([^\"]+)\"");
+
+    private final URI base;
+    private final String tierCookieName;
+    private final Profile profile;
+    private final Profile warmup;
+    private final double capacity;
+    private final ExecutorService executor;
+    private final HttpClient client;
+    private final Random random;
+    private final AtomicInteger active = new AtomicInteger();
+    private final Set<Visit> visits = ConcurrentHashMap.newKeySet();
+    private final List<String> tierCookies = new ArrayList<>();
+    private volatile boolean stopped;
+
+    /**
+     * @param base           the shop's root, {@code http://127.0.0.1:PORT}
+     * @param tierCookieName the policy's tier cookie name (what /login sets)
+     * @param profile        the recorded run's phases
+     * @param warmup         the unrecorded phases before it
+     * @param capacity       sessions per second the shop completes at capacity; the profile's multiples
+     *                       apply to it
+     * @param seed           seed of the arrival process and the users' choices
+     */
+    LoadGenerator(URI base, String tierCookieName, Profile profile, Profile warmup, double capacity, long seed) {
+        if (!"127.0.0.1".equals(base.getHost())) {
+            throw new IllegalArgumentException("the demo's load generator only targets 127.0.0.1, not " + base);
+        }
+        this.base = base;
+        this.tierCookieName = tierCookieName;
+        this.profile = profile;
+        this.warmup = warmup;
+        this.capacity = capacity;
+        this.random = new Random(seed);
+        this.executor = Executors.newFixedThreadPool(3, r -> {
+            Thread t = new Thread(r, "demo-client");
+            t.setDaemon(true);
+            return t;
+        });
+        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
+                .connectTimeout(TIMEOUT).followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+
+    /**
+     * The earlier visits of the returning premium users (each logs in once and keeps only the tier cookie),
+     * then the warm-up run, not recorded.
+     *
+     * @throws IOException if the shop does not answer them
+     */
+    void prepare() throws IOException, InterruptedException {
+        for (int i = 1; i <= RETURNING_USERS; i++) {
+            HttpResponse<String> r = client.send(get("/login?tier=premium&user=returning-" + i, Map.of()),
+                    HttpResponse.BodyHandlers.ofString());
+            String cookie = null;
+            for (String h : r.headers().allValues("set-cookie")) {
+                String[] nv = nameValue(h);
+                if (nv != null && nv[0].equals(tierCookieName)) {
+                    cookie = nv[1];
+                }
+            }
+            if (r.statusCode() != 200 || cookie == null) {
+                throw new IOException("warm-up /login did not issue a tier cookie " + tierCookieName + ": "
+                        + r.statusCode() + " " + r.headers().allValues("set-cookie"));
+            }
+            tierCookies.add(cookie);
+        }
+        // a short run at half capacity, not recorded: the JIT compiles the request path before the clock
+        // starts (without it, the first seconds of the normal phase show compilation stalls, not the policy)
+        Recorder scratch = new Recorder(System.nanoTime(), (int) (warmup.seconds() + DRAIN.toSeconds() + 10));
+        run(scratch, warmup, null);
+    }
+
+    /** Runs the profile into {@code rec}; returns when every session has ended or was abandoned. */
+    void run(Recorder rec) throws InterruptedException {
+        run(rec, profile, DRAIN);
+    }
+
+    /** Runs a profile; with a drain, waits for the sessions and then abandons the ones still running. */
+    private void run(Recorder rec, Profile profile, Duration drain) throws InterruptedException {
+        double total = profile.seconds();
+        double t = 0;
+        List<CompletableFuture<Void>> running = new ArrayList<>();
+        while (true) {
+            t = nextArrival(profile, t, total);
+            if (t >= total) {
+                break;
+            }
+            long due = rec.t0 + (long) (t * 1e9);
+            long wait;
+            while ((wait = due - System.nanoTime()) > 0) {
+                LockSupport.parkNanos(wait);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+            int type = random.nextDouble() < PREMIUM_SHARE ? 0 : 1;
+            // drawn for every arrival, so that both runs see the same users whatever the server did
+            Random choices = new Random(random.nextLong());
+            long now = System.nanoTime();
+            rec.add(Counter.OFFERED, type, now);
+            if (active.get() >= MAX_SESSIONS) {
+                // the generator's own limit, reported apart: not a failure of the server
+                rec.add(Counter.ABANDONED, type, now);
+                rec.sessions.add(new Recorder.SessionResult(type, rec.at(now), rec.at(now), false,
+                        Outcome.ABANDONED_LIMIT, 0));
+                continue;
+            }
+            running.add(new Visit(rec, type, choices).run());
+            if (running.size() > 256) {
+                running.removeIf(CompletableFuture::isDone);
+            }
+        }
+        if (drain == null) {
+            // the warm-up: its last sessions go on into the recorded run's first second, recorded apart
+            return;
+        }
+        // the profile is over: let running sessions finish, up to the drain time
+        long end = rec.t0 + (long) (total * 1e9) + drain.toNanos();
+        for (CompletableFuture<Void> f : running) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                f.get(left, TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                // the session recorded its own failure
+            } catch (TimeoutException e) {
+                break;
+            }
+        }
+        stopped = true;
+        // sessions still running are abandoned now; their requests in flight are no longer recorded
+        for (Visit v : visits) {
+            if (v.rec == rec) {
+                v.end(Outcome.ABANDONED_END);
+            }
+        }
+    }
+
+    /** Poisson arrivals at the phase's rate; a draw that crosses into the next phase restarts there. */
+    private double nextArrival(Profile profile, double t, double total) {
+        while (t < total) {
+            Profile.Phase p = profile.at(t);
+            double phaseEnd = phaseEnd(profile, t);
+            double rate = p.multiple() * capacity;
+            if (rate <= 0) {
+                t = phaseEnd;
+                continue;
+            }
+            double next = t - Math.log(1 - random.nextDouble()) / rate;
+            if (next < phaseEnd) {
+                return next;
+            }
+            t = phaseEnd;
+        }
+        return total;
+    }
+
+    private static double phaseEnd(Profile profile, double t) {
+        double end = 0;
+        for (Profile.Phase p : profile.phases()) {
+            end += p.seconds();
+            if (t < end) {
+                return end;
+            }
+        }
+        return end;
+    }
+
+    private HttpRequest get(String pathAndQuery, Map<String, String> cookies) {
+        return request(pathAndQuery, cookies).GET().build();
+    }
+
+    private HttpRequest.Builder request(String pathAndQuery, Map<String, String> cookies) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(pathAndQuery)).timeout(TIMEOUT)
+                .header("Accept", "text/html,image/svg+xml,*/*;q=0.8");
+        if (!cookies.isEmpty()) {
+            StringBuilder c = new StringBuilder();
+            cookies.forEach((n, v) -> {
+                if (c.length() > 0) {
+                    c.append("; ");
+                }
+                c.append(n).append('=').append(v);
+            });
+            b.header("Cookie", c.toString());
+        }
+        return b;
+    }
+
+    /** {name, value} of a Set-Cookie header, or null; value null when the cookie is being deleted. */
+    static String[] nameValue(String setCookie) {
+        int semi = setCookie.indexOf(';');
+        String pair = semi < 0 ? setCookie : setCookie.substring(0, semi);
+        int eq = pair.indexOf('=');
+        if (eq <= 0) {
+            return null;
+        }
+        String attrs = semi < 0 ? "" : setCookie.substring(semi).toLowerCase(java.util.Locale.ROOT).replace(" ", "");
+        boolean deleted = attrs.contains(";max-age=0");
+        return new String[] {pair.substring(0, eq).trim(), deleted ? null : pair.substring(eq + 1).trim()};
+    }
+
+    /** One simulated user's visit: a chain of asynchronous requests. */
+    private final class Visit {
+        private final Recorder rec;
+        private final int type;
+        private final Random rnd;
+        private final Map<String, String> cookies = new HashMap<>();
+        private long startNanos;
+        private int requests;
+        private boolean first = true;
+        private volatile boolean admitted;
+        private final AtomicBoolean ended = new AtomicBoolean();
+
+        Visit(Recorder rec, int type, Random rnd) {
+            this.rec = rec;
+            this.type = type;
+            this.rnd = rnd;
+            if (type == 0 && !tierCookies.isEmpty()) {
+                cookies.put(tierCookieName, tierCookies.get(rnd.nextInt(tierCookies.size())));
+            }
+        }
+
+        CompletableFuture<Void> run() {
+            active.incrementAndGet();
+            visits.add(this);
+            startNanos = System.nanoTime();
+            String login = type == 0 ? "/login?tier=premium&user=returning-" + (1 + rnd.nextInt(RETURNING_USERS))
+                    : "/login?tier=basic";
+            int page = 1 + rnd.nextInt(25);
+            CompletableFuture<Void> chain = step(get(login, cookies()), false)
+                    .thenCompose(x -> step(get("/browse?page=" + page, cookies()), false));
+            for (int i = 0; i < ITEMS; i++) {
+                int id = (page - 1) * 20 + 1 + rnd.nextInt(20);
+                chain = chain.thenCompose(x -> item(id));
+            }
+            chain = chain.thenCompose(x -> step(request("/checkout", cookies())
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString("pay=card")).build(), false));
+            return chain.handle((x, failure) -> {
+                end(failure == null ? Outcome.COMPLETED : outcome(failure));
+                return null;
+            });
+        }
+
+        private CompletableFuture<Void> item(int id) {
+            return send(get("/item?id=" + id, cookies()), true).thenCompose(body -> {
+                List<CompletableFuture<String>> images = new ArrayList<>();
+                Matcher m = IMG.matcher(body);
+                Map<String, String> c = cookies();
+                while (m.find()) {
+                    images.add(send(get(m.group(1), c), false));
+                }
+                return CompletableFuture.allOf(images.toArray(CompletableFuture[]::new));
+            });
+        }
+
+        private CompletableFuture<Void> step(HttpRequest r, boolean keepBody) {
+            return send(r, keepBody).thenApply(x -> null);
+        }
+
+        private synchronized Map<String, String> cookies() {
+            return new HashMap<>(cookies);
+        }
+
+        /** Sends one request; completes with the body (if kept) on 2xx, exceptionally with a SessionEnd else. */
+        private CompletableFuture<String> send(HttpRequest r, boolean keepBody) {
+            if (stopped) {
+                return CompletableFuture.failedFuture(new SessionEnd(Outcome.ABANDONED_END));
+            }
+            boolean isFirst;
+            synchronized (this) {
+                isFirst = first;
+                first = false;
+                requests++;
+            }
+            long sent = System.nanoTime();
+            return client.sendAsync(r, HttpResponse.BodyHandlers.ofString()).handle((resp, failure) -> {
+                long now = System.nanoTime();
+                if (ended.get()) {
+                    // abandoned at the end of the run: what comes back now is not part of it
+                    throw new SessionEnd(Outcome.ABANDONED_END);
+                }
+                if (failure != null) {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause() : failure;
+                    if (cause instanceof HttpTimeoutException) {
+                        rec.add(Counter.REQ_TIMEOUT, type, now);
+                        rec.delay(type, now, TIMEOUT.toMillis());
+                        throw new SessionEnd(Outcome.TIMEOUT);
+                    }
+                    rec.add(Counter.REQ_ERROR, type, now);
+                    throw new SessionEnd(Outcome.ERROR);
+                }
+                keepCookies(resp);
+                int status = resp.statusCode();
+                if (status / 100 == 2) {
+                    rec.add(Counter.REQ_OK, type, now);
+                    if ("degraded".equals(resp.headers().firstValue("X-Content-Level").orElse(""))) {
+                        rec.add(Counter.REQ_DEGRADED, type, now);
+                    }
+                    long serviceMicros = resp.headers().firstValueAsLong("X-Service-Micros").orElse(0);
+                    rec.delay(type, now, Math.max(0, (now - sent) / 1e6 - serviceMicros / 1e3));
+                    if (isFirst) {
+                        admitted = true;
+                        rec.add(Counter.ADMITTED, type, now);
+                    }
+                    return keepBody ? resp.body() : "";
+                }
+                if (status == 503 || status == 429) {
+                    rec.add(Counter.REQ_REFUSED, type, now);
+                    throw new SessionEnd(isFirst ? Outcome.REFUSED : Outcome.REJECTED_MIDWAY);
+                }
+                rec.add(Counter.REQ_ERROR, type, now);
+                throw new SessionEnd(Outcome.ERROR);
+            });
+        }
+
+        private synchronized void keepCookies(HttpResponse<?> resp) {
+            for (String h : resp.headers().allValues("set-cookie")) {
+                String[] nv = nameValue(h);
+                if (nv == null) {
+                    continue;
+                }
+                if (nv[1] == null) {
+                    cookies.remove(nv[0]);
+                } else {
+                    cookies.put(nv[0], nv[1]);
+                }
+            }
+        }
+
+        private Outcome outcome(Throwable failure) {
+            Throwable t = failure;
+            while (t != null && !(t instanceof SessionEnd)) {
+                t = t.getCause();
+            }
+            return t == null ? Outcome.ERROR : ((SessionEnd) t).outcome;
+        }
+
+        void end(Outcome outcome) {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
+            visits.remove(this);
+            active.decrementAndGet();
+            long now = System.nanoTime();
+            Counter c = switch (outcome) {
+                case COMPLETED -> Counter.COMPLETED;
+                case REFUSED -> Counter.REFUSED;
+                case ABANDONED_END, ABANDONED_LIMIT -> Counter.ABANDONED;
+                default -> Counter.FAILED;
+            };
+            rec.add(c, type, now);
+            if (outcome == Outcome.COMPLETED) {
+                rec.add(Counter.COMPLETED_REQUESTS, type, now, requests);
+            }
+            rec.sessions.add(new Recorder.SessionResult(type, rec.at(startNanos), rec.at(now), admitted, outcome,
+                    requests));
+        }
+    }
+
+    /** Ends a session's chain of requests, saying how. */
+    private static final class SessionEnd extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient Outcome outcome;
+
+        SessionEnd(Outcome outcome) {
+            super(outcome.name(), null, false, false);
+            this.outcome = outcome;
+        }
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        executor.shutdownNow();
+    }
+}

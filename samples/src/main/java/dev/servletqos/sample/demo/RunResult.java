@@ -1,0 +1,145 @@
+package dev.servletqos.sample.demo;
+
+import dev.servletqos.sample.demo.Recorder.Counter;
+import dev.servletqos.sample.demo.Recorder.Outcome;
+import dev.servletqos.sample.demo.Recorder.SessionResult;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One run of the demo (QoS on or off) and what it adds up to per phase. Throughput (completed sessions per
+ * second, useful requests per second) counts what completed within the phase's window; the fate of sessions
+ * (admitted, refused, completed, failed, in %) counts the sessions that arrived in the phase, wherever they
+ * ended. Responses and delays belong to the second in which they ended.
+ *
+ * @param qos       whether QoS was on
+ * @param server    the server's description
+ * @param profile   the load profile
+ * @param capacity  sessions/s the multiples refer to
+ * @param recorder  the measurements
+ * @param seconds   seconds of the run that hold data (the profile and the drain after it)
+ */
+record RunResult(boolean qos, String server, Profile profile, double capacity, Recorder recorder, int seconds) {
+
+    /** Per user type numbers of one phase. */
+    record TypeStats(long offered, long admitted, long refused, long completed, long rejectedMidway, long timedOut,
+                     long errors, long unfinished, long capped, long completedInWindow, long completedRequestsInWindow,
+                     long degraded, double seconds, double p95DelayMillis, double p50DelayMillis) {
+
+        /** Sessions that completed within the phase's window, per second. */
+        double completedPerSecond() {
+            return completedInWindow / seconds;
+        }
+
+        /** Completed sessions of the offered ones, in %. */
+        double completedPercent() {
+            return offered == 0 ? Double.NaN : 100.0 * completed / offered;
+        }
+
+        /** Completed sessions of the admitted ones, in %. */
+        double completedOfAdmittedPercent() {
+            return admitted == 0 ? Double.NaN : 100.0 * completed / admitted;
+        }
+    }
+
+    /** One phase: per type (premium, basic), their sum, and the server's work. */
+    record PhaseStats(Profile.Phase phase, double start, double end, List<TypeStats> types, TypeStats total,
+                      double pagesServedPerSecond, double usefulRequestsPerSecond) {
+    }
+
+    List<PhaseStats> phases() {
+        List<PhaseStats> out = new ArrayList<>();
+        List<SessionResult> all = new ArrayList<>(recorder.sessions);
+        for (int i = 0; i < profile.phases().size(); i++) {
+            Profile.Phase p = profile.phases().get(i);
+            double start = profile.start(i);
+            double end = start + p.seconds();
+            int fromSecond = (int) Math.round(start);
+            int toSecond = (int) Math.round(end);
+            List<TypeStats> types = new ArrayList<>();
+            for (int t = 0; t < Recorder.TYPES.size(); t++) {
+                types.add(stats(all, t, start, end, fromSecond, toSecond, p.seconds()));
+            }
+            TypeStats total = stats(all, -1, start, end, fromSecond, toSecond, p.seconds());
+            Recorder.ServerSample before = recorder.sample(fromSecond - 1);
+            Recorder.ServerSample after = recorder.sample(Math.min(seconds, toSecond) - 1);
+            long pagesBefore = before == null ? 0 : before.pagesServed();
+            long pagesAfter = after == null ? pagesBefore : after.pagesServed();
+            double window = Math.max(1, Math.min(seconds, toSecond) - fromSecond);
+            out.add(new PhaseStats(p, start, end, types, total, (pagesAfter - pagesBefore) / window,
+                    total.completedRequestsInWindow() / window));
+        }
+        return out;
+    }
+
+    private TypeStats stats(List<SessionResult> all, int type, double start, double end, int fromSecond,
+                            int toSecond, double seconds) {
+        long offered = 0;
+        long admitted = 0;
+        long refused = 0;
+        long completed = 0;
+        long midway = 0;
+        long timedOut = 0;
+        long errors = 0;
+        long unfinished = 0;
+        long capped = 0;
+        for (SessionResult s : all) {
+            if ((type >= 0 && s.type() != type) || s.start() < start || s.start() >= end) {
+                continue;
+            }
+            offered++;
+            if (s.admitted()) {
+                admitted++;
+            }
+            switch (s.outcome()) {
+                case COMPLETED -> completed++;
+                case REFUSED -> refused++;
+                case REJECTED_MIDWAY -> midway++;
+                case TIMEOUT -> timedOut++;
+                case ERROR -> errors++;
+                case ABANDONED_END -> unfinished++;
+                case ABANDONED_LIMIT -> capped++;
+                default -> throw new IllegalStateException(s.outcome().toString());
+            }
+        }
+        long degraded = 0;
+        double[] delays;
+        if (type >= 0) {
+            for (int sec = fromSecond; sec < Math.min(toSecond, recorder.seconds); sec++) {
+                degraded += recorder.get(Counter.REQ_DEGRADED, type, sec);
+            }
+            delays = recorder.delays(type, fromSecond, toSecond);
+        } else {
+            for (int t = 0; t < Recorder.TYPES.size(); t++) {
+                for (int sec = fromSecond; sec < Math.min(toSecond, recorder.seconds); sec++) {
+                    degraded += recorder.get(Counter.REQ_DEGRADED, t, sec);
+                }
+            }
+            double[] a = recorder.delays(0, fromSecond, toSecond);
+            double[] b = recorder.delays(1, fromSecond, toSecond);
+            delays = new double[a.length + b.length];
+            System.arraycopy(a, 0, delays, 0, a.length);
+            System.arraycopy(b, 0, delays, a.length, b.length);
+            java.util.Arrays.sort(delays);
+        }
+        return new TypeStats(offered, admitted, refused, completed, midway, timedOut, errors, unfinished, capped,
+                recorder.sum(Counter.COMPLETED, type, fromSecond, toSecond),
+                recorder.sum(Counter.COMPLETED_REQUESTS, type, fromSecond, toSecond), degraded, seconds,
+                Recorder.percentile(delays, 95), Recorder.percentile(delays, 50));
+    }
+
+    /** Sessions that completed after the profile ended (during the drain), per type (-1: all). */
+    long completedAfterProfile(int type) {
+        return recorder.sum(Counter.COMPLETED, type, (int) Math.round(profile.seconds()), seconds);
+    }
+
+    /** Sessions still running when the run ended (the drain was over), all phases. */
+    long unfinished() {
+        return recorder.sessions.stream().filter(s -> s.outcome() == Outcome.ABANDONED_END).count();
+    }
+
+    /** Arrivals the generator did not start because it had {@link LoadGenerator#MAX_SESSIONS} running. */
+    long capped() {
+        return recorder.sessions.stream().filter(s -> s.outcome() == Outcome.ABANDONED_LIMIT).count();
+    }
+}

@@ -1,0 +1,182 @@
+package dev.servletqos.sample.demo;
+
+import dev.servletqos.ClassPolicy;
+import dev.servletqos.QosPolicy;
+import dev.servletqos.sample.Costs;
+import dev.servletqos.sample.Json;
+import dev.servletqos.sample.demo.Recorder.Counter;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+
+/** Writes {@code summary.json}: settings, per run, per phase and per user type numbers, the headline. */
+final class Summary {
+
+    private Summary() {
+    }
+
+    static String json(Demo.Settings settings, double capacity, List<RunResult> runs, double seconds) {
+        QosPolicy policy = settings.config().policy();
+        Json j = new Json(true).beginObject();
+        j.field("generated", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        j.field("durationSeconds", Math.round(seconds));
+        j.name("machine").beginObject()
+                .field("cores", Runtime.getRuntime().availableProcessors())
+                .field("java", System.getProperty("java.version"))
+                .endObject();
+        j.field("container", settings.container());
+        j.name("policy").beginObject()
+                .field("source", settings.config().policyFile() == null ? "classpath:qos-sample.properties"
+                        : settings.config().policyFile().toString())
+                .field("scheduling", policy.scheduling().key())
+                .field("maxExecuting", policy.maxExecuting())
+                .field("admissionTotalQueued", policy.totalQueuedTrigger())
+                .field("admissionHigherQueued", policy.higherQueuedTrigger());
+        j.name("classes").beginArray();
+        for (ClassPolicy c : policy.classes()) {
+            j.beginObject().field("name", c.name()).field("budget", c.budget())
+                    .field("maxQueue", c.maxQueue()).field("maxWaitMillis", c.maxWait().toMillis())
+                    .field("delayTargetMillis", c.delayTarget().toMillis())
+                    .field("totalQueuedTrigger", c.totalQueuedTrigger())
+                    .field("higherQueuedTrigger", c.higherQueuedTrigger()).endObject();
+        }
+        j.endArray().endObject();
+        j.name("session").beginObject()
+                .field("requests", Costs.sessionRequests(LoadGenerator.ITEMS))
+                .field("workerMillis", settings.config().costs().sessionMillis(LoadGenerator.ITEMS))
+                .field("costScale", settings.config().costs().scale())
+                .field("clientTimeoutSeconds", LoadGenerator.TIMEOUT.toSeconds())
+                .field("premiumShare", LoadGenerator.PREMIUM_SHARE)
+                .field("premiumUsersAreReturning", true)
+                .endObject();
+        j.name("capacity").beginObject()
+                .field("sessionsPerSecond", capacity)
+                .field("source", settings.capacity() > 0 ? "--capacity"
+                        : "nominal: max-executing / worker time of one session")
+                .endObject();
+        j.name("profile").beginArray();
+        for (Profile.Phase p : settings.profile().phases()) {
+            j.beginObject().field("name", p.name()).field("seconds", p.seconds()).field("multiple", p.multiple())
+                    .field("offeredSessionsPerSecond", p.multiple() * capacity).endObject();
+        }
+        j.endArray();
+        j.name("degradation").beginObject()
+                .field("controller", false)
+                .field("note", "not yet driven by a controller: every page was served at full level; the degraded"
+                        + " counts below are measured from the X-Content-Level header")
+                .endObject();
+        j.name("runs").beginArray();
+        for (RunResult r : runs) {
+            run(j, r, policy);
+        }
+        j.endArray();
+        headline(j, runs, settings.profile(), capacity);
+        return j.endObject().toString() + "\n";
+    }
+
+    private static void run(Json j, RunResult r, QosPolicy policy) {
+        j.beginObject().field("qos", r.qos() ? "on" : "off").field("server", r.server())
+                .field("unfinishedAtEnd", r.unfinished())
+                .field("notStartedGeneratorLimit", r.capped());
+        j.name("phases").beginArray();
+        for (RunResult.PhaseStats p : r.phases()) {
+            j.beginObject().field("name", p.phase().name()).field("start", p.start()).field("end", p.end())
+                    .field("multiple", p.phase().multiple())
+                    .field("offeredSessionsPerSecond", p.phase().multiple() * r.capacity())
+                    .field("pagesServedPerSecond", p.pagesServedPerSecond())
+                    .field("usefulRequestsPerSecond", p.usefulRequestsPerSecond());
+            j.name("classes").beginObject();
+            for (int t = 0; t < Recorder.TYPES.size(); t++) {
+                j.name(Recorder.TYPES.get(t));
+                type(j, p.types().get(t), Demo.delayTargetMillis(policy, Recorder.TYPES.get(t)));
+            }
+            j.endObject();
+            j.name("total");
+            type(j, p.total(), -1);
+            j.endObject();
+        }
+        j.endArray();
+        j.name("timeline").beginArray();
+        Recorder rec = r.recorder();
+        for (int s = 0; s < r.seconds(); s++) {
+            j.beginObject().field("second", s);
+            for (int t = 0; t < Recorder.TYPES.size(); t++) {
+                j.name(Recorder.TYPES.get(t)).beginObject()
+                        .field("offered", rec.get(Counter.OFFERED, t, s))
+                        .field("admitted", rec.get(Counter.ADMITTED, t, s))
+                        .field("refused", rec.get(Counter.REFUSED, t, s))
+                        .field("completed", rec.get(Counter.COMPLETED, t, s))
+                        .field("failed", rec.get(Counter.FAILED, t, s))
+                        .field("requestsOk", rec.get(Counter.REQ_OK, t, s))
+                        .field("requestsRefused", rec.get(Counter.REQ_REFUSED, t, s))
+                        .field("requestsTimedOut", rec.get(Counter.REQ_TIMEOUT, t, s))
+                        .field("degraded", rec.get(Counter.REQ_DEGRADED, t, s))
+                        .field("p95DelayMillis", Recorder.percentile(rec.delays(t, s), 95));
+                Recorder.ServerSample sample = rec.sample(s);
+                if (sample != null && sample.budget() != null && sample.budget()[t] >= 0) {
+                    j.field("budget", sample.budget()[t]).field("queued", sample.queued()[t])
+                            .field("executing", sample.executing()[t]);
+                }
+                j.endObject();
+            }
+            j.endObject();
+        }
+        j.endArray();
+        j.endObject();
+    }
+
+    private static void type(Json j, RunResult.TypeStats s, long target) {
+        j.beginObject()
+                .field("offered", s.offered())
+                .field("admitted", s.admitted())
+                .field("refused", s.refused())
+                .field("completed", s.completed())
+                .field("rejectedMidway", s.rejectedMidway())
+                .field("timedOut", s.timedOut())
+                .field("errors", s.errors())
+                .field("unfinishedAtEnd", s.unfinished())
+                .field("notStartedGeneratorLimit", s.capped())
+                .field("completedPerSecond", s.completedPerSecond())
+                .field("completedPercent", s.completedPercent())
+                .field("completedOfAdmittedPercent", s.completedOfAdmittedPercent())
+                .field("p50DelayMillis", s.p50DelayMillis())
+                .field("p95DelayMillis", s.p95DelayMillis())
+                .field("degradedResponses", s.degraded());
+        if (target >= 0) {
+            j.field("delayTargetMillis", target);
+        }
+        j.endObject();
+    }
+
+    private static void headline(Json j, List<RunResult> runs, Profile profile, double capacity) {
+        RunResult on = runs.stream().filter(RunResult::qos).findFirst().orElse(null);
+        RunResult off = runs.stream().filter(r -> !r.qos()).findFirst().orElse(null);
+        List<RunResult.PhaseStats> pOn = on == null ? null : on.phases();
+        List<RunResult.PhaseStats> pOff = off == null ? null : off.phases();
+        j.name("headline").beginObject().field("unit", "completed sessions per second")
+                .field("capacity", capacity);
+        j.name("phases").beginArray();
+        for (int i = 0; i < profile.phases().size(); i++) {
+            j.beginObject().field("name", profile.phases().get(i).name());
+            for (int t = 0; t <= Recorder.TYPES.size(); t++) {
+                String key = t < Recorder.TYPES.size() ? Recorder.TYPES.get(t) : "total";
+                j.name(key).beginObject();
+                onOff(j, "on", pOn, i, t);
+                onOff(j, "off", pOff, i, t);
+                j.endObject();
+            }
+            j.endObject();
+        }
+        j.endArray().endObject();
+    }
+
+    private static void onOff(Json j, String name, List<RunResult.PhaseStats> phases, int i, int t) {
+        if (phases == null) {
+            j.name(name).nullValue();
+            return;
+        }
+        RunResult.TypeStats s = t < Recorder.TYPES.size() ? phases.get(i).types().get(t) : phases.get(i).total();
+        j.field(name, s.completedPerSecond());
+        j.field(name + "CompletedPercent", s.completedPercent());
+    }
+}

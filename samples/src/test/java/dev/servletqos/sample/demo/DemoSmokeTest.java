@@ -1,0 +1,111 @@
+package dev.servletqos.sample.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.sample.Costs;
+import dev.servletqos.sample.SamplePolicy;
+import dev.servletqos.sample.run.ShopConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A very short demo: both runs, the per-second lines, report.html and summary.json with their structure. */
+class DemoSmokeTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aShortDemoWritesTheReportAndTheSummary() throws Exception {
+        ShopConfig config = new ShopConfig(true, 0, SamplePolicy.load(null), null, Costs.scaled(0.2));
+        Profile profile = Profile.parse("normal:2:0.5,crowd:2:2,relief:2:0.5");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Demo.Result result;
+        try (PrintStream log = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            result = Demo.run(new Demo.Settings("tomcat", config, profile, 10, true, true, dir.resolve("out"),
+                    Profile.parse("warm-up:1:0.3")), log);
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+
+        assertEquals(2, result.runs().size());
+        assertTrue(result.runs().get(0).qos());
+        assertFalse(result.runs().get(1).qos());
+        for (Demo.RunResultView run : result.runs()) {
+            assertEquals(3, run.phases().size());
+            RunResult.TypeStats premium = run.phases().get(0).types().get(0);
+            RunResult.TypeStats basic = run.phases().get(0).types().get(1);
+            assertTrue(premium.offered() + basic.offered() > 0, "sessions arrived in the normal phase");
+            assertEquals(basic.offered(), basic.completed(), "light load: every basic session of the first phase"
+                    + " completed (QoS " + (run.qos() ? "on" : "off") + ")\n" + printed);
+        }
+        // one line per second per class, for both runs
+        for (String run : new String[] {"on ", "off"}) {
+            for (String type : new String[] {"premium", "basic"}) {
+                Matcher m = Pattern.compile("QoS " + run + " normal +1s " + type + " +offered").matcher(printed);
+                assertTrue(m.find(), "a line for QoS " + run + " " + type + ":\n" + printed);
+            }
+        }
+        assertTrue(printed.contains("Headline: completed sessions per second"), printed);
+        assertTrue(printed.contains("degradation: not yet driven by a controller"), printed);
+
+        Path report = dir.resolve("out/report.html");
+        Path summary = dir.resolve("out/summary.json");
+        assertEquals(report, result.report());
+        String html = Files.readString(report);
+        assertTrue(html.startsWith("<!DOCTYPE html>"));
+        assertTrue(count(html, "<svg ") >= 6, "charts: delay, completed, admitted on/off, budgets, level");
+        assertFalse(html.contains("<script"), "no scripts");
+        assertFalse(Pattern.compile("(src|href)=\"(https?:)?//").matcher(html).find(), "nothing fetched from elsewhere");
+        assertTrue(html.contains("not yet driven by a controller"));
+
+        String json = Files.readString(summary);
+        assertBalanced(json);
+        for (String key : new String[] {"\"capacity\"", "\"profile\"", "\"runs\"", "\"headline\"", "\"phases\"",
+                "\"qos\": \"on\"", "\"qos\": \"off\"", "\"name\": \"crowd\"", "\"premium\"", "\"basic\"",
+                "\"completedPerSecond\"", "\"completedPercent\"", "\"p95DelayMillis\"", "\"delayTargetMillis\"",
+                "\"refused\"", "\"degradedResponses\": 0", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": 16"}) {
+            assertTrue(json.contains(key), key + " in\n" + json.substring(0, Math.min(json.length(), 3000)));
+        }
+    }
+
+    private static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Braces and brackets outside strings balance, and the document is one object. */
+    private static void assertBalanced(String json) {
+        int depth = 0;
+        boolean inString = false;
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (inString) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    inString = false;
+                }
+            } else if (c == '"') {
+                inString = true;
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                depth--;
+                assertTrue(depth >= 0, "unbalanced at " + i);
+            }
+        }
+        assertEquals(0, depth);
+        assertTrue(json.trim().startsWith("{") && json.trim().endsWith("}"));
+    }
+}

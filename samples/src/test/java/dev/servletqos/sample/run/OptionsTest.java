@@ -1,0 +1,56 @@
+package dev.servletqos.sample.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class OptionsTest {
+
+    @Test
+    void defaultsAndEveryOption() {
+        Options d = Options.parse();
+        assertEquals("tomcat", d.container());
+        assertEquals(8080, d.port());
+        assertTrue(d.qos());
+        assertFalse(d.demo());
+        assertEquals(Path.of("target", "qos-demo"), d.out());
+        assertEquals(3, d.profile().phases().size());
+
+        Options o = Options.parse("--container", "jetty", "--port", "9090", "--qos", "off", "--policy", "p.properties",
+                "--scale", "2", "--demo", "--demo-profile", "a:1:1,b:2:3", "--capacity", "12.5", "--out", "x");
+        assertEquals("jetty", o.container());
+        assertEquals(9090, o.port());
+        assertTrue(o.portGiven());
+        assertFalse(o.qos());
+        assertTrue(o.qosGiven());
+        assertEquals(Path.of("p.properties"), o.policy());
+        assertEquals(2, o.scale());
+        assertTrue(o.demo());
+        assertEquals("a:1:1,b:2:3", o.profile().toString());
+        assertEquals(12.5, o.capacity());
+        assertNull(Options.parse("--help"));
+    }
+
+    @Test
+    void aBadOptionIsNamedWithItsValue() {
+        assertEquals("--container undertow: must be tomcat or jetty",
+                assertThrows(IllegalArgumentException.class, () -> Options.parse("--container", "undertow")).getMessage());
+        assertEquals("--port 70000: must be 0..65535",
+                assertThrows(IllegalArgumentException.class, () -> Options.parse("--port", "70000")).getMessage());
+        assertEquals("--qos maybe: must be on or off",
+                assertThrows(IllegalArgumentException.class, () -> Options.parse("--qos", "maybe")).getMessage());
+        assertEquals("--policy needs a value",
+                assertThrows(IllegalArgumentException.class, () -> Options.parse("--policy")).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--demo-profile", "crowd:40"))
+                .getMessage().contains("\"crowd:40\""));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--scale", "0"))
+                .getMessage().startsWith("--scale 0: "));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--frobnicate"))
+                .getMessage().contains("--frobnicate"));
+    }
+}
