@@ -1,0 +1,150 @@
+package dev.servletqos.loadtests;
+
+import static io.gatling.javaapi.core.CoreDsl.css;
+import static io.gatling.javaapi.core.CoreDsl.exec;
+import static io.gatling.javaapi.core.CoreDsl.exitBlockOnFail;
+import static io.gatling.javaapi.core.CoreDsl.repeat;
+import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
+import static io.gatling.javaapi.core.CoreDsl.scenario;
+import static io.gatling.javaapi.http.HttpDsl.Cookie;
+import static io.gatling.javaapi.http.HttpDsl.addCookie;
+import static io.gatling.javaapi.http.HttpDsl.header;
+import static io.gatling.javaapi.http.HttpDsl.http;
+import static io.gatling.javaapi.http.HttpDsl.status;
+
+import io.gatling.javaapi.core.ChainBuilder;
+import io.gatling.javaapi.core.CheckBuilder;
+import io.gatling.javaapi.core.ScenarioBuilder;
+import io.gatling.javaapi.core.Session;
+import io.gatling.javaapi.http.HttpProtocolBuilder;
+import io.gatling.javaapi.http.HttpRequestActionBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A shop visit as Gatling's Java DSL, the same as the sample's own demo: log in, browse, three product pages each
+ * followed by the images it shows, check out; no think time between requests (paper 004, figure 14: consecutive
+ * requests with minimal inter-arrival time). The images are fetched one after the other (a browser would fetch
+ * them in parallel) so that every request is accounted for the same way.
+ *
+ * <p>Each class's sessions run inside a Gatling group named after the class, so the report shows each class,
+ * and a group counts as OK only when every request in it did: one group is one session, and the group's OK
+ * count is the number of completed sessions. A request counts as OK when it answers 2xx within the client
+ * timeout; the first one that does not ends the session (the user gives up), and the {@link SessionTally}
+ * records how it ended (refused at start or mid-session by a 503 with Retry-After, timed out, failed).
+ *
+ * <p>Premium users are returning users: their session starts with a tier cookie from an earlier visit
+ * ({@link TierCookiePool}) and nothing else in the cookie jar. Basic users are new visitors.
+ */
+public final class ShopSessions {
+
+    public static final String PREMIUM = "premium";
+    public static final String BASIC = "basic";
+    public static final List<String> CLASSES = List.of(PREMIUM, BASIC);
+
+    /** Product pages in one session. */
+    static final int ITEMS_PER_SESSION = 3;
+    /** Product ids are drawn from 1..CATALOG (the sample's catalogue). */
+    static final int CATALOG = 500;
+    /** Requests in one session at most: login, browse, checkout, and each product page with its two images. */
+    public static final int REQUESTS_PER_SESSION = 3 + ITEMS_PER_SESSION * 3;
+
+    private static final String START = "qos_start";
+    private static final String SERVED = "qos_served";
+    private static final String DONE = "qos_done";
+    private static final String SENT = "qos_sent";
+    private static final String STATUS = "qos_status";
+    private static final String MILLIS = "qos_millis";
+    private static final String RETRY_AFTER = "qos_retryAfter";
+    private static final String TIER = "qos_tier";
+    private static final String ITEM = "qos_item";
+    private static final String IMAGES = "qos_images";
+    private static final String IMAGE = "qos_image";
+
+    private final LoadProfile profile;
+    private final SessionTally tally;
+    private final TierCookiePool tiers;
+
+    public ShopSessions(LoadProfile profile, SessionTally tally, TierCookiePool tiers) {
+        this.profile = profile;
+        this.tally = tally;
+        this.tiers = tiers;
+    }
+
+    /** HTTP settings: the shop's base URL, no warm-up call to the internet, a browser-like Accept. */
+    public HttpProtocolBuilder protocol() {
+        return http.baseUrl(profile.baseUrl().toString())
+                .disableWarmUp()
+                .acceptHeader("text/html,application/xhtml+xml,*/*;q=0.8")
+                .userAgentHeader("servlet-qos-load-test (Gatling)");
+    }
+
+    /** The sessions of one class ({@link #PREMIUM} or {@link #BASIC}). */
+    public ScenarioBuilder sessions(String serviceClass) {
+        boolean premium = PREMIUM.equals(serviceClass);
+        ChainBuilder productPage = exec(s -> s.set(ITEM, 1 + ThreadLocalRandom.current().nextInt(CATALOG)))
+                .exec(step(serviceClass, http("item").get("/item?id=#{" + ITEM + "}"),
+                        css("img", "src").findAll().withDefault(List.of()).saveAs(IMAGES)))
+                .foreach("#{" + IMAGES + "}", IMAGE).on(step(serviceClass, http("img").get("#{" + IMAGE + "}")));
+        ChainBuilder visit = exec(
+                step(serviceClass, http("login").get("/login?tier=" + serviceClass)),
+                step(serviceClass, http("browse").get("/browse")),
+                repeat(ITEMS_PER_SESSION).on(productPage),
+                step(serviceClass, http("checkout").post("/checkout").formParam("pay", "card")),
+                exec(s -> s.set(DONE, true)));
+        return scenario(serviceClass + " users")
+                .exec(s -> begin(s, premium))
+                .doIf(s -> s.contains(TIER)).then(addCookie(Cookie(tiers.cookieName(), "#{" + TIER + "}")))
+                .group(serviceClass).on(exitBlockOnFail().on(visit))
+                .exec(s -> end(s, serviceClass));
+    }
+
+    private Session begin(Session s, boolean premium) {
+        Session out = s.set(START, System.nanoTime()).set(SERVED, 0).set(DONE, false);
+        String tier = premium ? tiers.next() : null;
+        return tier == null ? out : out.set(TIER, tier);
+    }
+
+    /** One request: 2xx within the timeout, or the session ends here; {@code more} checks run after that. */
+    private ChainBuilder step(String serviceClass, HttpRequestActionBuilder request, CheckBuilder... more) {
+        List<CheckBuilder> checks = new ArrayList<>(List.of(
+                // the saving checks come first: a failing check stops the ones after it
+                responseTimeInMillis().saveAs(MILLIS),
+                status().saveAs(STATUS),
+                header("Retry-After").optional().saveAs(RETRY_AFTER),
+                status().lt(300))); // the final status: redirects are followed, 1xx is never final
+        checks.addAll(List.of(more));
+        return exec(s -> s.removeAll(STATUS, MILLIS, RETRY_AFTER).set(SENT, System.nanoTime()))
+                .exec(request.requestTimeout(profile.timeout()).check(checks))
+                .exec(s -> {
+                    tally.served(serviceClass, s.getLong(START), s.getInt(MILLIS));
+                    return s.set(SERVED, s.getInt(SERVED) + 1);
+                });
+    }
+
+    private Session end(Session s, String serviceClass) {
+        int served = s.getInt(SERVED);
+        Outcome outcome;
+        if (s.getBoolean(DONE)) {
+            outcome = Outcome.COMPLETED;
+        } else {
+            long sent = s.getLong(SENT);
+            tally.failedRequest(serviceClass, s.getLong(START), s.contains(MILLIS) ? s.getInt(MILLIS) : -1);
+            outcome = failure(s, served, System.nanoTime() - sent);
+        }
+        tally.session(serviceClass, s.getLong(START), outcome, served);
+        return s;
+    }
+
+    private Outcome failure(Session s, int served, long elapsedNanos) {
+        if (!s.contains(STATUS)) {
+            // no response: the client gave up at the timeout, or the connection failed sooner
+            return elapsedNanos >= profile.timeout().toNanos() ? Outcome.TIMED_OUT : Outcome.FAILED;
+        }
+        if (s.getInt(STATUS) == 503 && s.contains(RETRY_AFTER)) {
+            return served == 0 ? Outcome.REFUSED_AT_START : Outcome.REFUSED_MID_SESSION;
+        }
+        return Outcome.FAILED;
+    }
+}

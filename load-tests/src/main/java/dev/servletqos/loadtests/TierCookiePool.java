@@ -1,0 +1,89 @@
+package dev.servletqos.loadtests;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Tier cookies of returning premium users: before the run, a few premium users log in once
+ * ({@code GET /login?tier=premium}) and keep the signed long-lived tier cookie the shop sets. During the run
+ * each premium session starts with one of them in an otherwise empty cookie jar, as a returning visitor's
+ * browser would: the subscription, but no admission cookie of an earlier visit.
+ *
+ * <p>Filled once in {@code before()}, then read by many threads.
+ */
+public final class TierCookiePool {
+
+    private final URI baseUrl;
+    private final String cookieName;
+    private volatile List<String> values = List.of();
+    private final AtomicInteger next = new AtomicInteger();
+
+    public TierCookiePool(URI baseUrl, String cookieName) {
+        this.baseUrl = baseUrl;
+        this.cookieName = cookieName;
+    }
+
+    public String cookieName() {
+        return cookieName;
+    }
+
+    /**
+     * Logs {@code users} premium users in and keeps their tier cookies.
+     *
+     * @return how many tier cookies the shop issued (0 if it issues none, for example with QoS off)
+     * @throws IOException when the shop does not answer 2xx
+     */
+    public int fill(int users, Duration timeout) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(timeout).build();
+        List<String> found = new ArrayList<>();
+        for (int i = 0; i < users; i++) {
+            HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve("/login?tier=premium")).timeout(timeout).GET()
+                    .build();
+            HttpResponse<Void> resp = client.send(req, HttpResponse.BodyHandlers.discarding());
+            if (resp.statusCode() / 100 != 2) {
+                throw new IOException("GET " + req.uri() + " answered " + resp.statusCode()
+                        + " while preparing premium users' tier cookies");
+            }
+            String value = cookieValue(resp.headers().allValues("Set-Cookie"), cookieName);
+            if (value != null) {
+                found.add(value);
+            }
+        }
+        values = List.copyOf(found);
+        return found.size();
+    }
+
+    /** Whether there are tier cookies to hand out. */
+    public boolean isEmpty() {
+        return values.isEmpty();
+    }
+
+    /** The next tier cookie value, round robin; null when there are none. */
+    public String next() {
+        List<String> v = values;
+        return v.isEmpty() ? null : v.get(Math.floorMod(next.getAndIncrement(), v.size()));
+    }
+
+    /** The value of cookie {@code name} in these Set-Cookie headers, or null. */
+    static String cookieValue(List<String> setCookies, String name) {
+        for (String h : setCookies) {
+            int eq = h.indexOf('=');
+            if (eq > 0 && h.substring(0, eq).trim().equals(name)) {
+                int end = h.indexOf(';', eq);
+                String v = (end < 0 ? h.substring(eq + 1) : h.substring(eq + 1, end)).trim();
+                if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+                    v = v.substring(1, v.length() - 1);
+                }
+                return v.isEmpty() ? null : v;
+            }
+        }
+        return null;
+    }
+}
