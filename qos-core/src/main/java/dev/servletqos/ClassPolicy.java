@@ -13,7 +13,8 @@ import java.util.Objects;
  */
 public final class ClassPolicy {
 
-    static final int UNSET = -1;
+    /** Not set: the default applies. Not -1, so that a configured -1 is reported rather than taken for unset. */
+    static final int UNSET = Integer.MIN_VALUE;
 
     private final String name;
     private final int budget;
@@ -214,7 +215,8 @@ public final class ClassPolicy {
         check(!mw.isNegative() && !mw.isZero() && mw.compareTo(Duration.ofHours(1)) <= 0, k + "max-wait", mw,
                 "must be more than 0 and at most 1h");
         Duration dt = delayTarget == null ? Duration.ofSeconds(1) : delayTarget;
-        check(!dt.isNegative() && !dt.isZero(), k + "delay-target", dt, "must be more than 0");
+        check(!dt.isNegative() && !dt.isZero() && dt.compareTo(Duration.ofHours(1)) <= 0, k + "delay-target", dt,
+                "must be more than 0 and at most 1h");
         double rate = Double.isNaN(sessionRate) ? 0 : sessionRate;
         check(rate >= 0 && rate <= 1e9 && !Double.isInfinite(rate), k + "session-rate", rate,
                 "must be 0 (no limit) or a positive number of sessions per second");

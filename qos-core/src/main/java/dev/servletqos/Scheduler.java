@@ -24,6 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Scheduler {
 
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+
     /** Stride scheduling: a dispatch advances a class's pass by STRIDE / weight. */
     private static final long STRIDE = 1L << 20;
 
@@ -154,35 +156,40 @@ final class Scheduler {
 
     private Ticket enter(int classIndex, long now, boolean newSession) {
         Ticket t = new Ticket(this, classIndex, now);
-        Ticket ready;
+        Ticket ready = null;
         lock.lock();
         try {
             Lane lane = lanes[classIndex];
             lane.entered++;
             ready = expireOverdueLocked(now, null);
-            if (newSession && !admitLocked(t, lane, now)) {
-                return t;
-            }
-            if (lane.head == null && canStart(lane)) {
-                grantLocked(t, lane);
-            } else if (lane.queued >= lane.maxQueue) {
-                lane.rejected++;
-                lane.queueFull++;
-                t.rejectWith(queueFull);
-                t.state = State.REJECTED;
-                return t;
-            } else {
-                enqueueLocked(t, lane, now);
-            }
-            if (newSession) {
-                lane.sessionsAdmitted++;
-                lane.sessions.take();
-            }
+            decideLocked(t, lane, now, newSession);
         } finally {
             lock.unlock();
         }
+        // Whatever was decided for this request, the requests expired on the way must hear of it.
         notifyAll(ready);
         return t;
+    }
+
+    private void decideLocked(Ticket t, Lane lane, long now, boolean newSession) {
+        if (newSession && !admitLocked(t, lane, now)) {
+            return;
+        }
+        if (lane.head == null && canStart(lane)) {
+            grantLocked(t, lane);
+        } else if (lane.queued >= lane.maxQueue) {
+            lane.rejected++;
+            lane.queueFull++;
+            t.rejectWith(queueFull);
+            t.state = State.REJECTED;
+            return;
+        } else {
+            enqueueLocked(t, lane, now);
+        }
+        if (newSession) {
+            lane.sessionsAdmitted++;
+            lane.sessions.take();
+        }
     }
 
     private boolean admitLocked(Ticket t, Lane lane, long now) {
@@ -482,12 +489,19 @@ final class Scheduler {
         return best;
     }
 
-    /** Calls the listeners of a chain of tickets that left their queues; outside the lock. */
+    /**
+     * Calls the listeners of a chain of tickets that left their queues; outside the lock. A listener that
+     * throws is logged and does not keep the others of the chain from being told.
+     */
     private static void notifyAll(Ticket ready) {
         while (ready != null) {
             Ticket next = ready.readyNext;
             ready.readyNext = null;
-            ready.notifyListener();
+            try {
+                ready.notifyListener();
+            } catch (RuntimeException | Error e) {
+                LOG.log(System.Logger.Level.ERROR, "servlet-qos: a ticket listener failed for " + ready, e);
+            }
             ready = next;
         }
     }

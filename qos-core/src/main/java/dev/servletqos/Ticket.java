@@ -109,6 +109,14 @@ public final class Ticket {
     }
 
     /**
+     * The 503 (with {@code Retry-After}) to answer when a request cannot be served after all, whatever its
+     * state: e.g. the container gave up on it while the engine was granting it a permit.
+     */
+    public Rejection busyRejection() {
+        return scheduler.expiredRejection();
+    }
+
+    /**
      * A {@code Set-Cookie} header value the adapter must add to the response (a newly admitted session's
      * admission cookie, or a renewed one), or null. Set it before the response is committed.
      */

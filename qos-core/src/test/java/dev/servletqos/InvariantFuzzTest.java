@@ -108,6 +108,8 @@ class InvariantFuzzTest {
         final List<Ticket> live = new ArrayList<>();
         final long[] entered;
         final Set<Ticket> notified = Collections.newSetFromMap(new IdentityHashMap<>());
+        /** Parked tickets whose listener must be told when the engine (not the test) ends their wait. */
+        final Set<Ticket> awaiting = Collections.newSetFromMap(new IdentityHashMap<>());
         final Map<String, List<String>> sessions = new HashMap<>();
         final int[] budget;
         /** Without borrowing, a class above a lowered budget gets no permit until it is back under it. */
@@ -142,6 +144,7 @@ class InvariantFuzzTest {
             }
             live.add(t);
             if (t.state() == State.PARKED) {
+                awaiting.add(t);
                 t.await(this);
             }
         }
@@ -184,6 +187,7 @@ class InvariantFuzzTest {
             Ticket t = any(random, State.PARKED);
             if (t != null) {
                 assertTrue(t.expire());
+                awaiting.remove(t);
                 assertEquals(State.EXPIRED, t.state());
             }
         }
@@ -192,6 +196,7 @@ class InvariantFuzzTest {
             Ticket t = any(random, State.PARKED);
             if (t != null) {
                 assertTrue(t.cancel());
+                awaiting.remove(t);
                 assertEquals(State.CANCELLED, t.state());
             }
         }
@@ -218,6 +223,13 @@ class InvariantFuzzTest {
                 }
             }
             assertTrue(s.executing() <= s.maxExecuting(), where + ": total above max-executing " + s);
+            // A request the engine granted or expired must hear of it, or its client waits for nothing.
+            for (Ticket t : awaiting) {
+                if (t.state() != State.PARKED) {
+                    assertTrue(notified.contains(t), where + ": " + t + " left its queue but its listener was never told");
+                }
+            }
+            awaiting.removeIf(t -> t.state() != State.PARKED);
             boolean anyQueued = false;
             int owedReserves = 0;
             for (int k = 0; k < n; k++) {

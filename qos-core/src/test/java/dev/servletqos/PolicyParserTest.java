@@ -203,6 +203,13 @@ class PolicyParserTest {
     }
 
     @Test
+    void aNegativeBudgetIsReportedNotTakenForUnset() {
+        PolicyException e = assertThrows(PolicyException.class,
+                () -> PolicyParser.parse(props("classes = a\nmax-executing = 4\nclass.a.budget = -1"), null));
+        assertEquals("class.a.budget = -1: must be 0..4 (max-executing)", e.getMessage());
+    }
+
+    @Test
     void withASourceTheKeyIsKeptToo() {
         PolicyException e = assertThrows(PolicyException.class,
                 () -> PolicyParser.parse(props("classes = a\nmax-executing = 4\nclass.a.budget = 9"), "qos.properties"));

@@ -215,6 +215,20 @@ class SchedulerTest {
     }
 
     @Test
+    void aRequestExpiredWhileAnotherIsRefusedIsStillAnswered() {
+        engine = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 1, ClassPolicy.named("basic")
+                .withMaxWait(Duration.ofSeconds(1)).withSessionRate(0.001).withSessionBurst(2)).build(), clock);
+        enter("basic");
+        Ticket waiting = enter("basic");
+        clock.advance(Duration.ofSeconds(2));
+        // This new session expires the waiting request on its way in, then is refused by the session rate.
+        Ticket refused = enter("basic");
+        assertEquals(State.REJECTED, refused.state());
+        assertEquals(State.EXPIRED, waiting.state());
+        assertEquals(List.of(waiting), recorder.expired, "its listener is told, so its client gets the 503");
+    }
+
+    @Test
     void aFullQueueRefusesWith503AndRetryAfter() {
         engine = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 1,
                 ClassPolicy.named("basic").withMaxQueue(2)).build(), clock);

@@ -114,7 +114,7 @@ public class QosFilter implements Filter {
         sweeper.scheduleWithFixedDelay(() -> {
             try {
                 e.expireOverdue();
-            } catch (RuntimeException ex) {
+            } catch (RuntimeException | Error ex) {
                 log.log(System.Logger.Level.ERROR, "servlet-qos: expiring overdue requests failed", ex);
             }
         }, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
@@ -166,22 +166,22 @@ public class QosFilter implements Filter {
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
         ServletTickets.label(ticket, request, response);
-        switch (ticket.state()) {
-            case RUNNING -> {
-                request.setAttribute(TICKET_ATTRIBUTE, ticket);
-                try {
-                    chain.doFilter(request, response);
-                } finally {
-                    ServletTickets.releaseWhenDone(ticket, request);
-                }
+        if (ticket.state() == Ticket.State.PARKED) {
+            request.setAttribute(TICKET_ATTRIBUTE, ticket);
+            if (ServletTickets.park(ticket, request, response)) {
+                return;
             }
-            case PARKED -> {
-                request.setAttribute(TICKET_ATTRIBUTE, ticket);
-                if (!ServletTickets.park(ticket, request, response)) {
-                    ServletTickets.reject(ticket, request, response);
-                }
-            }
-            default -> ServletTickets.reject(ticket, request, response);
+            // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
+        }
+        if (ticket.state() != Ticket.State.RUNNING) {
+            ServletTickets.reject(ticket, request, response);
+            return;
+        }
+        request.setAttribute(TICKET_ATTRIBUTE, ticket);
+        try {
+            chain.doFilter(request, response);
+        } finally {
+            ServletTickets.releaseWhenDone(ticket, request);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.servletqos.servlet;
 
+import dev.servletqos.Rejection;
 import dev.servletqos.Ticket;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -25,6 +26,7 @@ public final class ServletTickets {
     private static final System.Logger log = System.getLogger(ServletTickets.class.getName());
     /** The container's async timeout is only a backstop behind the engine's maximum wait. */
     static final long CONTAINER_TIMEOUT_MARGIN_MILLIS = 5_000;
+    private static final AtomicBoolean ASYNC_WARNED = new AtomicBoolean();
 
     private ServletTickets() {
     }
@@ -76,18 +78,28 @@ public final class ServletTickets {
      * and the permit is released when the resumed request completes. When the engine expires it, the rejection
      * is written and the request completed. A client error while it waits cancels the ticket.
      *
-     * @return false if the request cannot be suspended because something in front of the adapter does not
-     *         support async; the ticket is then cancelled and the caller must {@link #reject} the request
+     * <p>A protocol upgrade (a WebSocket handshake) is never parked: resumed, it would arrive as an ASYNC
+     * dispatch, which the container's upgrade filter does not see.
+     *
+     * @return true if the request now waits; false if it cannot be suspended (an upgrade, or something in
+     *         front of the adapter does not support async). The ticket is then CANCELLED (the caller answers
+     *         {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs the request)
      */
     public static boolean park(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
+        if (request.getHeader("Upgrade") != null) {
+            ticket.cancel();
+            return false;
+        }
         AsyncContext async;
         try {
             async = request.startAsync();
         } catch (IllegalStateException ex) {
             ticket.cancel();
-            log.log(Level.WARNING, "servlet-qos: cannot park a request, async is not supported here ("
-                    + ex.getMessage() + "); mark every filter and servlet in front of the application "
-                    + "asyncSupported");
+            if (ASYNC_WARNED.compareAndSet(false, true)) {
+                log.log(Level.WARNING, "servlet-qos: cannot park a request, async is not supported here ("
+                        + ex.getMessage() + "); mark every filter and servlet in front of the application "
+                        + "asyncSupported. Requests that must wait are refused with 503 meanwhile.");
+            }
             return false;
         }
         async.setTimeout(ticket.maxWaitNanos() / 1_000_000 + CONTAINER_TIMEOUT_MARGIN_MILLIS);
@@ -97,13 +109,17 @@ public final class ServletTickets {
         return true;
     }
 
-    /** A waiting request: resumed by the engine's grant, answered on expiry, released on completion. */
+    /**
+     * A waiting request: resumed by the engine's grant, answered on expiry, released on completion. Whoever
+     * comes first of the grant, the engine's expiry and the container's timeout takes the request; the others
+     * leave it alone.
+     */
     private static final class ParkedRequest implements AsyncListener, Ticket.Listener {
         private final Ticket ticket;
         private final AsyncContext async;
         private final String accept;
         private final String method;
-        private final AtomicBoolean answered = new AtomicBoolean();
+        private final AtomicBoolean taken = new AtomicBoolean();
 
         ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method) {
             this.ticket = ticket;
@@ -114,24 +130,30 @@ public final class ServletTickets {
 
         @Override
         public void granted(Ticket t) {
-            // dispatch() hands the request to a container thread; it never runs the application inline.
-            async.dispatch();
+            if (!taken.compareAndSet(false, true)) {
+                return; // the container timed the request out first; onComplete releases the permit
+            }
+            try {
+                // dispatch() hands the request to a container thread; it never runs the application inline.
+                async.dispatch();
+            } catch (IllegalStateException ex) {
+                // the request already ended (client gone, container error): nobody will run it
+                ticket.complete();
+            }
         }
 
         @Override
         public void expired(Ticket t) {
-            answer();
+            if (taken.compareAndSet(false, true)) {
+                answer(ticket.rejection());
+            }
         }
 
-        private void answer() {
-            if (!answered.compareAndSet(false, true)) {
-                return;
-            }
+        private void answer(Rejection rejection) {
             try {
-                Responses.writeRejection((HttpServletResponse) async.getResponse(), ticket.rejection(), accept,
-                        method);
+                Responses.writeRejection((HttpServletResponse) async.getResponse(), rejection, accept, method);
             } catch (IOException | RuntimeException ex) {
-                log.log(Level.DEBUG, "servlet-qos: could not write the 503 of an expired request", ex);
+                log.log(Level.DEBUG, "servlet-qos: could not write the 503 of a request that waited too long", ex);
             } finally {
                 try {
                     async.complete();
@@ -143,9 +165,12 @@ public final class ServletTickets {
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            // Normally the engine's sweeper expires the ticket seconds before this backstop fires.
-            if (ticket.expire() || ticket.state() == Ticket.State.EXPIRED) {
-                answer();
+            // Normally the engine expires the ticket seconds before this backstop fires. If a permit was just
+            // granted but the resume has not happened, the container gives up anyway: answer 503 here and let
+            // onComplete release the permit.
+            ticket.expire();
+            if (taken.compareAndSet(false, true)) {
+                answer(ticket.busyRejection());
             }
         }
 

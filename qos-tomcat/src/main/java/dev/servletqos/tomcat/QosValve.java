@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -26,6 +28,7 @@ import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ValveBase;
 import org.apache.juli.logging.Log;
 import org.apache.juli.logging.LogFactory;
+import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 /**
  * Server-side quality of service for one Tomcat Context: one line in the Context's XML,
@@ -134,10 +137,11 @@ public class QosValve extends ValveBase {
         sweeper = executor.scheduleWithFixedDelay(() -> {
             try {
                 e.expireOverdue();
-            } catch (RuntimeException ex) {
+            } catch (RuntimeException | Error ex) {
                 log.error("servlet-qos: expiring overdue requests failed", ex);
             }
         }, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        warnAboutFiltersSkippedOnResume();
         log.info("servlet-qos: " + p.classes().size() + " classes, " + p.scheduling().key() + ", max-executing "
                 + p.maxExecuting() + " (policy " + policy + ")");
         super.startInternal();
@@ -156,6 +160,27 @@ public class QosValve extends ValveBase {
         }
         if (getContainer() instanceof Context) {
             ((Context) getContainer()).getServletContext().removeAttribute(ENGINE_ATTRIBUTE);
+        }
+    }
+
+    /**
+     * A request that waited is resumed as an ASYNC dispatch, which filters mapped to REQUEST only do not see:
+     * a security filter mapped that way would be skipped exactly when the server is loaded. Say so at start.
+     */
+    private void warnAboutFiltersSkippedOnResume() {
+        if (!(getContainer() instanceof Context)) {
+            return;
+        }
+        Set<String> skipped = new TreeSet<>();
+        for (FilterMap m : ((Context) getContainer()).findFilterMaps()) {
+            if ((m.getDispatcherMapping() & FilterMap.ASYNC) == 0) {
+                skipped.add(m.getFilterName());
+            }
+        }
+        if (!skipped.isEmpty()) {
+            log.warn("servlet-qos: the filters " + skipped + " are not mapped for ASYNC dispatches; a request that "
+                    + "waited for a permit reaches the application as an ASYNC dispatch and skips them. Add "
+                    + "<dispatcher>ASYNC</dispatcher> to their mappings (security filters above all).");
         }
     }
 
@@ -202,24 +227,22 @@ public class QosValve extends ValveBase {
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
         ServletTickets.label(ticket, request, response);
-        switch (ticket.state()) {
-            case RUNNING:
-                request.setNote(TICKET_NOTE, ticket);
-                try {
-                    getNext().invoke(request, response);
-                } finally {
-                    ServletTickets.releaseWhenDone(ticket, request);
-                }
-                break;
-            case PARKED:
-                request.setNote(TICKET_NOTE, ticket);
-                if (!ServletTickets.park(ticket, request, response)) {
-                    ServletTickets.reject(ticket, request, response);
-                }
-                break;
-            default:
-                ServletTickets.reject(ticket, request, response);
-                break;
+        if (ticket.state() == Ticket.State.PARKED) {
+            request.setNote(TICKET_NOTE, ticket);
+            if (ServletTickets.park(ticket, request, response)) {
+                return;
+            }
+            // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
+        }
+        if (ticket.state() != Ticket.State.RUNNING) {
+            ServletTickets.reject(ticket, request, response);
+            return;
+        }
+        request.setNote(TICKET_NOTE, ticket);
+        try {
+            getNext().invoke(request, response);
+        } finally {
+            ServletTickets.releaseWhenDone(ticket, request);
         }
     }
 
