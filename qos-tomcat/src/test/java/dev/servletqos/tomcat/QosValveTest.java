@@ -3,8 +3,10 @@ package dev.servletqos.tomcat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.QosEngine;
+import dev.servletqos.testkit.AdapterBehaviourSuite;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -89,6 +91,31 @@ class QosValveTest {
             client.send(HttpRequest.newBuilder(URI.create(base + "/work")).build(), HttpResponse.BodyHandlers.ofString());
             // signed cookie, path glob within the application, Host, and 127.0.0.1 matching no ip rule
             assertEquals(List.of("premium", "silver", "premium", "basic"), server.startedOrder());
+        }
+    }
+
+    @Test
+    void aProtocolUpgradeThatWouldHaveToWaitIsRefusedNotParked() throws Exception {
+        try (EmbeddedTomcat server = EmbeddedTomcat.withValve(dir, "classes = basic\nmax-executing = 1\n", 10)) {
+            String base = "http://127.0.0.1:" + server.port();
+            var running = client.sendAsync(HttpRequest.newBuilder(URI.create(base + "/work?ms=1500")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            AdapterBehaviourSuite.await("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+            String answer;
+            try (Socket s = new Socket("127.0.0.1", server.port())) {
+                s.getOutputStream().write(("GET /work HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+                        + "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                s.setSoTimeout(10_000);
+                byte[] head = new byte[512];
+                int n = s.getInputStream().read(head);
+                answer = new String(head, 0, Math.max(n, 0), StandardCharsets.US_ASCII);
+            }
+            // Resumed, it would arrive as an ASYNC dispatch that Tomcat's WebSocket filter does not see.
+            assertTrue(answer.startsWith("HTTP/1.1 503"), answer);
+            assertTrue(answer.contains("Retry-After: "), answer);
+            assertEquals(200, running.get().statusCode());
+            assertEquals(1, server.snapshot().get("basic").cancelled());
         }
     }
 }
