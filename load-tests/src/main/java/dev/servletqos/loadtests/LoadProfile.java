@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -17,10 +18,12 @@ import java.util.TreeMap;
  * {@link LoadTestRun} launcher pass them the same way); every value is checked and a bad one is reported with
  * its key and value.
  *
- * @param baseUrl      where the shop runs ({@code qos.baseUrl}, default {@code http://127.0.0.1:8080})
+ * @param baseUrl      where the shop runs ({@code qos.baseUrl}, default {@code http://127.0.0.1:8080}); its host must
+ *                     be 127.0.0.1, localhost or [::1]: the generator only loads this machine's loopback
  * @param capacity     sessions per second the server completes at capacity: the arrival rate of "1x"
  *                     ({@code qos.capacity}, default {@value #DEFAULT_CAPACITY})
- * @param load         the multiple of capacity offered while holding ({@code qos.load}, default 4)
+ * @param load         the multiple of capacity offered while holding ({@code qos.load}, default 4); capacity times
+ *                     load may not exceed {@link #MAX_RATE} sessions per second
  * @param ramp         time to ramp the arrival rate from 0 to its top ({@code qos.ramp}, default 20s)
  * @param hold         time at the top rate, the measurement window ({@code qos.hold}, default 60s)
  * @param premiumShare fraction of sessions that are premium ({@code qos.premiumShare}, default 0.2)
@@ -38,6 +41,12 @@ public record LoadProfile(URI baseUrl, double capacity, double load, Duration ra
      */
     public static final double DEFAULT_CAPACITY = 29;
 
+    /** The highest arrival rate, sessions per second, that a profile may offer (capacity times load). */
+    public static final double MAX_RATE = 2000;
+
+    /** The hosts a profile may target: this machine's loopback only. */
+    static final Set<String> LOOPBACK_HOSTS = Set.of("127.0.0.1", "localhost", "[::1]");
+
     public LoadProfile {
         check("qos.capacity", capacity, capacity > 0 && capacity <= 100_000, "must be more than 0 sessions/s");
         check("qos.load", load, load > 0 && load <= 1000, "must be more than 0 (a multiple of capacity)");
@@ -48,6 +57,13 @@ public record LoadProfile(URI baseUrl, double capacity, double load, Duration ra
         if (!"http".equals(baseUrl.getScheme()) || baseUrl.getHost() == null) {
             throw new IllegalArgumentException("qos.baseUrl = " + baseUrl + ": must be an http://host:port URL");
         }
+        if (!LOOPBACK_HOSTS.contains(baseUrl.getHost().toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("qos.baseUrl = " + baseUrl + ": the load generator only targets this"
+                    + " machine's loopback (127.0.0.1, localhost or [::1]), not " + baseUrl.getHost());
+        }
+        check("qos.capacity x qos.load", Results.number(capacity) + " x " + Results.number(load),
+                capacity * load <= MAX_RATE, "offers more than " + Results.number(MAX_RATE)
+                        + " sessions/s, the load generator's bound");
     }
 
     /** The profile the system properties describe. */

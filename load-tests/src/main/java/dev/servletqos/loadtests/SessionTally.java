@@ -44,7 +44,10 @@ public final class SessionTally {
         return since >= from && since < from + profile.hold().toNanos();
     }
 
-    /** A request of a session that started at {@code sessionStart} answered 2xx after {@code millis}. */
+    /**
+     * A request of a session that started at {@code sessionStart} answered 2xx after {@code millis}. The
+     * percentiles are over these and the {@link #timedOut timed-out} requests only.
+     */
     public void served(String serviceClass, long sessionStart, long millis) {
         if (inWindow(sessionStart)) {
             tally(serviceClass).latencies.add(millis);
@@ -52,12 +55,14 @@ public final class SessionTally {
     }
 
     /**
-     * The request that ended a session unsuccessfully answered after {@code millis}, or -1 when no answer came
-     * (then it counts as the timeout).
+     * A request of a session that started at {@code sessionStart} got no answer within the client timeout: it
+     * counts as the timeout in the percentiles. Refused (503) and otherwise failed requests are not response times
+     * of the service (a refusal at the door takes a few ms and would pull p95 down); their sessions are counted by
+     * {@link #session} under their outcome.
      */
-    public void failedRequest(String serviceClass, long sessionStart, long millis) {
+    public void timedOut(String serviceClass, long sessionStart) {
         if (inWindow(sessionStart)) {
-            tally(serviceClass).latencies.add(millis < 0 ? profile.timeout().toMillis() : millis);
+            tally(serviceClass).latencies.add(profile.timeout().toMillis());
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.servletqos.loadtests;
 
 import static io.gatling.javaapi.core.CoreDsl.css;
+import static io.gatling.javaapi.core.CoreDsl.doIf;
 import static io.gatling.javaapi.core.CoreDsl.exec;
 import static io.gatling.javaapi.core.CoreDsl.exitBlockOnFail;
 import static io.gatling.javaapi.core.CoreDsl.repeat;
@@ -18,6 +19,7 @@ import io.gatling.javaapi.core.ScenarioBuilder;
 import io.gatling.javaapi.core.Session;
 import io.gatling.javaapi.http.HttpProtocolBuilder;
 import io.gatling.javaapi.http.HttpRequestActionBuilder;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -61,6 +63,7 @@ public final class ShopSessions {
     private static final String ITEM = "qos_item";
     private static final String IMAGES = "qos_images";
     private static final String IMAGE = "qos_image";
+    private static final String FOREIGN = "qos_foreign";
 
     private final LoadProfile profile;
     private final SessionTally tally;
@@ -86,6 +89,7 @@ public final class ShopSessions {
         ChainBuilder productPage = exec(s -> s.set(ITEM, 1 + ThreadLocalRandom.current().nextInt(CATALOG)))
                 .exec(step(serviceClass, http("item").get("/item?id=#{" + ITEM + "}"),
                         css("img", "src").findAll().withDefault(List.of()).saveAs(IMAGES)))
+                .exec(this::onlySameOrigin)
                 .foreach("#{" + IMAGES + "}", IMAGE).on(step(serviceClass, http("img").get("#{" + IMAGE + "}")));
         ChainBuilder visit = exec(
                 step(serviceClass, http("login").get("/login?tier=" + serviceClass)),
@@ -98,6 +102,56 @@ public final class ShopSessions {
                 .doIf(s -> s.contains(TIER)).then(addCookie(Cookie(tiers.cookieName(), "#{" + TIER + "}")))
                 .group(serviceClass).on(exitBlockOnFail().on(visit))
                 .exec(s -> end(s, serviceClass));
+    }
+
+    /**
+     * Replaces the image URLs the product page gave by their absolute form, resolved against the page's address,
+     * keeping only those on the shop's own scheme, host and port: the generator never follows a response
+     * elsewhere. A page that referenced another origin fails its session (the images are not fetched).
+     */
+    private Session onlySameOrigin(Session s) {
+        URI page = itemPage();
+        List<String> kept = new ArrayList<>();
+        boolean foreign = false;
+        for (String ref : s.<String>getList(IMAGES)) {
+            URI u = sameOrigin(page, ref);
+            if (u == null) {
+                foreign = true;
+            } else {
+                kept.add(u.toString());
+            }
+        }
+        Session out = s.set(IMAGES, kept);
+        return foreign ? out.set(FOREIGN, true).markAsFailed() : out;
+    }
+
+    private URI itemPage() {
+        return URI.create(profile.baseUrl().toString() + "/item");
+    }
+
+    /**
+     * {@code ref} (a URL from a response) resolved against {@code page}, or null when it is malformed or has another
+     * scheme, host or port than {@code page} (or user info).
+     */
+    static URI sameOrigin(URI page, String ref) {
+        URI u;
+        try {
+            u = page.resolve(ref.trim());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        if (u.getScheme() == null || !u.getScheme().equalsIgnoreCase(page.getScheme()) || u.getHost() == null
+                || !u.getHost().equalsIgnoreCase(page.getHost()) || port(u) != port(page) || u.getRawUserInfo() != null) {
+            return null;
+        }
+        return u;
+    }
+
+    private static int port(URI u) {
+        if (u.getPort() >= 0) {
+            return u.getPort();
+        }
+        return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
     }
 
     private Session begin(Session s, boolean premium) {
@@ -115,23 +169,30 @@ public final class ShopSessions {
                 header("Retry-After").optional().saveAs(RETRY_AFTER),
                 status().lt(300))); // the final status: redirects are followed, 1xx is never final
         checks.addAll(List.of(more));
-        return exec(s -> s.removeAll(STATUS, MILLIS, RETRY_AFTER).set(SENT, System.nanoTime()))
+        // nothing more is sent once a page referenced another origin (the session failed there)
+        return doIf(s -> !s.contains(FOREIGN)).then(
+                exec(s -> s.removeAll(STATUS, MILLIS, RETRY_AFTER).set(SENT, System.nanoTime()))
                 .exec(request.requestTimeout(profile.timeout()).check(checks))
                 .exec(s -> {
                     tally.served(serviceClass, s.getLong(START), s.getInt(MILLIS));
                     return s.set(SERVED, s.getInt(SERVED) + 1);
-                });
+                }));
     }
 
     private Session end(Session s, String serviceClass) {
         int served = s.getInt(SERVED);
         Outcome outcome;
-        if (s.getBoolean(DONE)) {
+        if (s.contains(FOREIGN)) {
+            outcome = Outcome.FAILED;
+        } else if (s.getBoolean(DONE)) {
             outcome = Outcome.COMPLETED;
         } else {
             long sent = s.getLong(SENT);
-            tally.failedRequest(serviceClass, s.getLong(START), s.contains(MILLIS) ? s.getInt(MILLIS) : -1);
             outcome = failure(s, served, System.nanoTime() - sent);
+            if (outcome == Outcome.TIMED_OUT) {
+                // the only failed request that is a response time: a refusal or an error is counted by its outcome
+                tally.timedOut(serviceClass, s.getLong(START));
+            }
         }
         tally.session(serviceClass, s.getLong(START), outcome, served);
         return s;

@@ -46,6 +46,38 @@ class LoadProfileTest {
                 message("qos.baseUrl", "https://example.com"));
     }
 
+    @Test
+    void onlyTheLoopbackIsATarget() {
+        assertEquals("qos.baseUrl = http://192.0.2.1:8080: the load generator only targets this machine's loopback"
+                + " (127.0.0.1, localhost or [::1]), not 192.0.2.1", message("qos.baseUrl", "http://192.0.2.1:8080"));
+        assertThrows(IllegalArgumentException.class, () -> LoadProfile.from(props("qos.baseUrl",
+                "http://example.com:8080")));
+        assertThrows(IllegalArgumentException.class, () -> LoadProfile.from(props("qos.baseUrl",
+                "http://127.0.0.2:8080")));
+        for (String ok : new String[] {"http://127.0.0.1:1", "http://localhost:8080", "http://LOCALHOST:8080",
+                "http://[::1]:8080"}) {
+            assertEquals(ok, LoadProfile.from(props("qos.baseUrl", ok)).baseUrl().toString());
+        }
+    }
+
+    @Test
+    void theArrivalRateIsBounded() {
+        Properties p = props("qos.capacity", "500");
+        p.setProperty("qos.load", "4");
+        assertEquals(2000, LoadProfile.from(p).offeredRate(), 1e-9);
+        p.setProperty("qos.load", "4.1");
+        assertEquals("qos.capacity x qos.load = 500 x 4.1: offers more than 2000 sessions/s, the load generator's"
+                + " bound", assertThrows(IllegalArgumentException.class, () -> LoadProfile.from(p)).getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> LoadTestRun.parse(new String[] {"--capacity", "1000", "--load", "3"}));
+    }
+
+    private static Properties props(String key, String value) {
+        Properties p = new Properties();
+        p.setProperty(key, value);
+        return p;
+    }
+
     private static String message(String key, String value) {
         Properties p = new Properties();
         p.setProperty(key, value);

@@ -53,7 +53,7 @@ class SessionTallyTest {
         for (int i = 0; i < 19; i++) {
             tally.served("premium", 11 * S, 100);
         }
-        tally.failedRequest("premium", 11 * S, -1);
+        tally.timedOut("premium", 11 * S);
         tally.served("premium", 1 * S, 9_999); // a session of the ramp: not counted
 
         RunSummary.ClassStats p = tally.summary(true).classes().get("premium");
@@ -62,6 +62,23 @@ class SessionTallyTest {
         assertEquals(100, p.p95Millis());
         assertEquals(5_000, p.p99Millis());
         assertEquals(5_000, p.maxMillis());
+    }
+
+    @Test
+    void refusalsAreNotResponseTimes() {
+        SessionTally tally = new SessionTally(profile, ShopSessions.CLASSES);
+        tally.start(0);
+        for (int i = 0; i < 10; i++) {
+            tally.served("basic", 11 * S, 2_000);
+        }
+        // many sessions refused at the door in a few ms: counted as refusals, not in p95
+        for (int i = 0; i < 90; i++) {
+            tally.session("basic", 11 * S, Outcome.REFUSED_AT_START, 0);
+        }
+        RunSummary.ClassStats b = tally.summary(true).classes().get("basic");
+        assertEquals(10, b.latencyCount());
+        assertEquals(2_000, b.p95Millis());
+        assertEquals(90, b.count(Outcome.REFUSED_AT_START));
     }
 
     @Test

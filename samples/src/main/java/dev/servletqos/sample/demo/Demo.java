@@ -143,6 +143,9 @@ public final class Demo {
                 int seconds = (int) Math.ceil(settings.profile().seconds() + LoadGenerator.DRAIN.toSeconds()
                         + LoadGenerator.TIMEOUT.toSeconds() + 3);
                 Recorder rec = new Recorder(System.nanoTime() + 50_000_000L, seconds);
+                // the server's counters have run since it started (the returning users' logins, the warm-up):
+                // the first phase counts from here, not from zero
+                rec.baseline(sample(server));
                 ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, "demo-ticker");
                     t.setDaemon(true);

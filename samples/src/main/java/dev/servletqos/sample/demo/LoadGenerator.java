@@ -60,6 +60,9 @@ final class LoadGenerator implements AutoCloseable {
     /** Returning premium users (each holds a tier cookie from an earlier visit). */
     static final int RETURNING_USERS = 50;
 
+    /** What the engine's refusal page of a new session says (dev.servletqos.Rejection, session reasons). */
+    static final String SESSION_REFUSAL_TEXT = "cannot start a new visit";
+
     private static final Pattern IMG = Pattern.compile("<img src=\"([^\"]+)\"");
 
     private final URI base;
@@ -230,12 +233,46 @@ final class LoadGenerator implements AutoCloseable {
         return end;
     }
 
+    /**
+     * {@code ref} (a URL taken from a response) resolved against {@code base}, or null when it is malformed or
+     * points elsewhere than {@code base}'s scheme, host and port: the generator only talks to the shop.
+     */
+    static URI sameOrigin(URI base, String ref) {
+        URI u;
+        try {
+            u = base.resolve(ref);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        if (u.getScheme() == null || !u.getScheme().equalsIgnoreCase(base.getScheme()) || u.getHost() == null
+                || !u.getHost().equalsIgnoreCase(base.getHost()) || port(u) != port(base)
+                || u.getRawUserInfo() != null) {
+            return null;
+        }
+        return u;
+    }
+
+    private static int port(URI u) {
+        if (u.getPort() >= 0) {
+            return u.getPort();
+        }
+        return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+    }
+
     private HttpRequest get(String pathAndQuery, Map<String, String> cookies) {
-        return request(pathAndQuery, cookies).GET().build();
+        return get(base.resolve(pathAndQuery), cookies);
+    }
+
+    private HttpRequest get(URI uri, Map<String, String> cookies) {
+        return request(uri, cookies).GET().build();
     }
 
     private HttpRequest.Builder request(String pathAndQuery, Map<String, String> cookies) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(pathAndQuery)).timeout(TIMEOUT)
+        return request(base.resolve(pathAndQuery), cookies);
+    }
+
+    private HttpRequest.Builder request(URI uri, Map<String, String> cookies) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(TIMEOUT)
                 .header("Accept", "text/html,image/svg+xml,*/*;q=0.8");
         if (!cookies.isEmpty()) {
             StringBuilder c = new StringBuilder();
@@ -248,6 +285,16 @@ final class LoadGenerator implements AutoCloseable {
             b.header("Cookie", c.toString());
         }
         return b;
+    }
+
+    /**
+     * Whether a 503 or 429 refused a new session at the door (the engine's session admission), which costs
+     * the client no wait and is counted as a refused session, not as a delay: a 429 (only sessions are
+     * refused with it), or a session's first request answered with the engine's session refusal page. Any
+     * other refusal (a full queue, a request that waited its class's maximum wait) is a delay.
+     */
+    static boolean sessionRefusal(boolean firstRequest, int status, String body) {
+        return firstRequest && (status == 429 || (body != null && body.contains(SESSION_REFUSAL_TEXT)));
     }
 
     /** {name, value} of a Set-Cookie header, or null; value null when the cookie is being deleted. */
@@ -312,7 +359,15 @@ final class LoadGenerator implements AutoCloseable {
                 Matcher m = IMG.matcher(body);
                 Map<String, String> c = cookies();
                 while (m.find()) {
-                    images.add(send(get(m.group(1), c), false));
+                    URI image = sameOrigin(base, m.group(1));
+                    if (image == null) {
+                        // a URL from the response that leaves the shop (another host or port): not followed,
+                        // and the session fails
+                        rec.add(Counter.REQ_ERROR, type, System.nanoTime());
+                        images.add(CompletableFuture.failedFuture(new SessionEnd(Outcome.ERROR)));
+                        continue;
+                    }
+                    images.add(send(get(image, c), false));
                 }
                 return CompletableFuture.allOf(images.toArray(CompletableFuture[]::new));
             });
@@ -372,6 +427,11 @@ final class LoadGenerator implements AutoCloseable {
                 }
                 if (status == 503 || status == 429) {
                     rec.add(Counter.REQ_REFUSED, type, now);
+                    if (!sessionRefusal(isFirst, status, resp.body())) {
+                        // refused after waiting (its class's max wait, or a full queue): the client waited
+                        // this long for nothing, which the delay must show (no service time: none was spent)
+                        rec.delay(type, now, (now - sent) / 1e6);
+                    }
                     throw new SessionEnd(isFirst ? Outcome.REFUSED : Outcome.REJECTED_MIDWAY);
                 }
                 rec.add(Counter.REQ_ERROR, type, now);

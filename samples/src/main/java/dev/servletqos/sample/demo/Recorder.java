@@ -68,6 +68,7 @@ final class Recorder {
     private final AtomicLongArray counts;
     private final DelayBuckets[] delays;
     private final ServerSample[] samples;
+    private volatile ServerSample baseline;
     final ConcurrentLinkedQueue<SessionResult> sessions = new ConcurrentLinkedQueue<>();
 
     /**
@@ -161,6 +162,30 @@ final class Recorder {
 
     ServerSample sample(int second) {
         return second >= 0 && second < seconds ? samples[second] : null;
+    }
+
+    /** Sets the engine's state at t0 (the end of "second -1"): the counters' baseline for the first phase. */
+    void baseline(ServerSample s) {
+        baseline = s;
+    }
+
+    /** A sample and the second it ends ({@code -1}: the baseline at t0). */
+    record SampleAt(int second, ServerSample sample) {
+    }
+
+    /**
+     * The sample at the end of {@code second}, or else the nearest earlier one (a tick may be missed), or else
+     * the baseline taken at t0; null when there is none of these.
+     */
+    SampleAt sampleAtOrBefore(int second) {
+        for (int s = Math.min(second, seconds - 1); s >= 0; s--) {
+            ServerSample x = samples[s];
+            if (x != null) {
+                return new SampleAt(s, x);
+            }
+        }
+        ServerSample b = baseline;
+        return b == null ? null : new SampleAt(-1, b);
     }
 
     /** The p-th percentile (0..100) of sorted values, NaN when there are none (nearest rank). */

@@ -76,7 +76,9 @@ final class Report {
 
         b.append("<h2>Delay per class against its target</h2>\n<p><small>p95 per second of (response time minus the"
                 + " time the page spent in the application): time spent waiting, in the QoS queue or in the"
-                + " container's queue. Requests without an answer within 5 s count as 5000 ms. Log scale. Solid: QoS"
+                + " container's queue. Every answered request counts: a 503 after waiting (its class's maximum"
+                + " wait, or a full queue) with its whole response time, and requests without an answer within 5 s"
+                + " as 5000 ms; only sessions refused at the door are not delays. Log scale. Solid: QoS"
                 + " on; dashed: QoS off.</small></p>\n");
         List<Series> delay = new ArrayList<>();
         List<Guide> targets = new ArrayList<>();

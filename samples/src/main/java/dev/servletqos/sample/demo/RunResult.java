@@ -61,15 +61,29 @@ record RunResult(boolean qos, String server, Profile profile, double capacity, R
                 types.add(stats(all, t, start, end, fromSecond, toSecond, p.seconds()));
             }
             TypeStats total = stats(all, -1, start, end, fromSecond, toSecond, p.seconds());
-            Recorder.ServerSample before = recorder.sample(fromSecond - 1);
-            Recorder.ServerSample after = recorder.sample(Math.min(seconds, toSecond) - 1);
-            long pagesBefore = before == null ? 0 : before.pagesServed();
-            long pagesAfter = after == null ? pagesBefore : after.pagesServed();
             double window = Math.max(1, Math.min(seconds, toSecond) - fromSecond);
-            out.add(new PhaseStats(p, start, end, types, total, (pagesAfter - pagesBefore) / window,
+            out.add(new PhaseStats(p, start, end, types, total, pagesPerSecond(fromSecond, toSecond),
                     total.completedRequestsInWindow() / window));
         }
         return out;
+    }
+
+    /**
+     * Pages the server served per second in seconds [from, to): the difference of its counter between the
+     * sample at the end of second {@code to - 1} and the one at the end of second {@code from - 1} (the
+     * baseline taken at t0 for the first phase: the counter runs from the server's start, warm-up included),
+     * over the seconds between them. A missing sample is replaced by the nearest earlier one, and the window
+     * follows the samples actually used, so a missed tick neither drops nor piles up a phase's pages. NaN when
+     * there are no samples to subtract.
+     */
+    double pagesPerSecond(int from, int to) {
+        Recorder.SampleAt before = recorder.sampleAtOrBefore(from - 1);
+        Recorder.SampleAt after = recorder.sampleAtOrBefore(Math.min(seconds, to) - 1);
+        if (before == null || after == null || after.second() <= before.second()) {
+            return Double.NaN;
+        }
+        return (after.sample().pagesServed() - before.sample().pagesServed())
+                / (double) (after.second() - before.second());
     }
 
     private TypeStats stats(List<SessionResult> all, int type, double start, double end, int fromSecond,

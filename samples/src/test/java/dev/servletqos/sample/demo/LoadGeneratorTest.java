@@ -1,0 +1,45 @@
+package dev.servletqos.sample.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import org.junit.jupiter.api.Test;
+
+class LoadGeneratorTest {
+
+    private static final URI BASE = URI.create("http://127.0.0.1:8080/");
+
+    @Test
+    void imageUrlsAreResolvedAgainstTheShop() {
+        assertEquals("http://127.0.0.1:8080/img/full/a.svg", LoadGenerator.sameOrigin(BASE, "/img/full/a.svg").toString());
+        assertEquals("http://127.0.0.1:8080/img/a.svg", LoadGenerator.sameOrigin(BASE, "img/a.svg").toString());
+        assertEquals("http://127.0.0.1:8080/img/a.svg",
+                LoadGenerator.sameOrigin(BASE, "http://127.0.0.1:8080/img/a.svg").toString());
+    }
+
+    @Test
+    void imageUrlsOfAnotherOriginAreRefused() {
+        assertNull(LoadGenerator.sameOrigin(BASE, "http://example.com/a.svg"));
+        assertNull(LoadGenerator.sameOrigin(BASE, "//example.com/a.svg"));
+        assertNull(LoadGenerator.sameOrigin(BASE, "http://127.0.0.1:9090/a.svg"));
+        assertNull(LoadGenerator.sameOrigin(BASE, "http://127.0.0.1/a.svg"));
+        assertNull(LoadGenerator.sameOrigin(BASE, "https://127.0.0.1:8080/a.svg"));
+        assertNull(LoadGenerator.sameOrigin(BASE, "http://u@127.0.0.1:8080/a.svg"));
+        assertNull(LoadGenerator.sameOrigin(BASE, "file:///etc/passwd"));
+        assertNull(LoadGenerator.sameOrigin(BASE, "http://[bad"));
+    }
+
+    @Test
+    void onlyARefusalAtTheDoorIsNotADelay() {
+        String door = "<p>We cannot start a new visit right now because the site is very busy.</p>";
+        String expired = "<p>The site is very busy and could not answer your request in time.</p>";
+        assertTrue(LoadGenerator.sessionRefusal(true, 503, door));
+        assertTrue(LoadGenerator.sessionRefusal(true, 429, ""));
+        assertFalse(LoadGenerator.sessionRefusal(true, 503, expired)); // the first request waited and expired
+        assertFalse(LoadGenerator.sessionRefusal(false, 503, expired));
+        assertFalse(LoadGenerator.sessionRefusal(false, 503, door));
+    }
+}
