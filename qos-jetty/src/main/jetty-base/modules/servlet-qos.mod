@@ -25,7 +25,7 @@ etc/servlet-qos.xml
 
 ## Overrides of the policy file's max-executing, scheduling and default-class.
 ## Keep max-executing below the thread pool's maxThreads, and every max-wait below the
-## connectors' idle timeout (start fails otherwise).
+## connectors' idle timeout by more than 1.1 s (start fails otherwise).
 # servlet-qos.maxExecuting=32
 # servlet-qos.scheduling=strict-priority
 # servlet-qos.defaultClass=basic

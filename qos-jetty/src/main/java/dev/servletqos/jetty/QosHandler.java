@@ -74,8 +74,12 @@ import org.slf4j.LoggerFactory;
  * the server's scheduler) is answered {@code 503} with {@code Retry-After}; so is a refused one. If Jetty
  * reports the request failed while it waits (an HTTP/2 stream reset, an idle timeout), the wait is cancelled
  * and the callback failed; over HTTP/1.1 Jetty does not notice a client that leaves while its request waits,
- * so its {@code max-wait} ends it. When the handler stops, waiting requests are answered 503 at once; a stopped
- * handler passes requests straight to the wrapped handler. The service class is given to the application in the request attribute
+ * so its {@code max-wait} ends it. When the handler stops, it withdraws its engine first, then answers the waiting
+ * requests 503 with {@code Retry-After} at once (also one granted a permit meanwhile: it is not resumed into a
+ * stopping handler), and stops the wrapped handler last; a stopped handler passes requests straight to the
+ * wrapped handler. A resumed request the wrapped handler does not handle is answered 404 here (it was already
+ * accepted), while one that ran at once is left to the server's default handler, as without this handler. The
+ * service class is given to the application in the request attribute
  * {@value #CLASS_ATTRIBUTE}; the engine is published as the attribute {@link #ENGINE_ATTRIBUTE} of the
  * enclosing {@link ContextHandler}, or of the {@link Server} when the handler is outside every context.
  *
@@ -88,8 +92,9 @@ import org.slf4j.LoggerFactory;
  * {@code defaultClass}, applied at start. While running, {@link #setMaxExecuting(int)},
  * {@link #setBudget(String, int)} and {@link #setSessionRate(String, double, int)} change the engine at once
  * (also through JMX, when Jetty's {@code jmx} module is on). Start fails with a message naming the values
- * when the policy is invalid or when a class's {@code max-wait} is not below a connector's idle timeout (the
- * connector would close a waiting request before its 503). Keep {@code max-executing} below the thread
+ * when the policy is invalid or when a class's {@code max-wait}, plus the 100 ms expiry sweep and a 1 s margin,
+ * is not below a connector's idle timeout (the connector would close a waiting request before its 503). If
+ * the wrapped handler fails to start, the engine is withdrawn again. Keep {@code max-executing} below the thread
  * pool's {@code maxThreads} with some headroom: a resumed request is a new task on that pool.
  *
  * <p>Thread-safe.
@@ -110,6 +115,8 @@ public class QosHandler extends Handler.Wrapper {
 
     /** How often parked requests past their maximum wait are expired. */
     private static final long SWEEP_MILLIS = 100;
+    /** Slack kept between the latest 503 of an expired request (max-wait + one sweep) and an idle timeout. */
+    private static final long IDLE_MARGIN_MILLIS = 1000;
 
     private final QosPolicy javaPolicy;
     private volatile String policy;
@@ -117,6 +124,11 @@ public class QosHandler extends Handler.Wrapper {
     private volatile String scheduling;
     private volatile String defaultClass;
 
+    /**
+     * The running engine; null when stopped, and set to null first when stopping. A request remembers the
+     * engine it entered: when that is no longer this one, the handler is stopping (or restarted) and the
+     * request must not be run into the wrapped handler any more.
+     */
     private volatile QosEngine engine;
     private Sweeper sweeper;
     private Attributes published;
@@ -308,33 +320,60 @@ public class QosHandler extends Handler.Wrapper {
         checkIdleTimeouts(server, p);
         warnAboutThreadPool(server, p);
         QosEngine e = QosEngine.create(p);
-        engine = e;
         ContextHandler context = Handler.AbstractContainer.findContainerOf(server, ContextHandler.class, this);
+        // Published before the wrapped handler starts, so that the application finds it when it starts.
+        engine = e;
         published = context != null ? context : server;
         published.setAttribute(ENGINE_ATTRIBUTE, e);
         sweeper = new Sweeper(e, server.getScheduler());
         sweeper.start();
+        try {
+            super.doStart();
+        } catch (Throwable x) {
+            // The wrapped handler failed to start: take the engine, its sweeper and its attribute back.
+            withdrawEngine();
+            throw x;
+        }
         LOG.info("servlet-qos: {} classes, {}, max-executing {} ({})", p.classes().size(), p.scheduling().key(),
                 p.maxExecuting(), javaPolicy != null ? "policy from Java" : "policy " + policy);
-        super.doStart();
     }
 
+    /**
+     * Withdraws the engine first and answers the waiting requests, while the wrapped handler still runs; stops
+     * the wrapped handler last.
+     */
     @Override
     protected void doStop() throws Exception {
-        super.doStop();
-        if (sweeper != null) {
-            sweeper.stop();
-            sweeper = null;
+        try {
+            withdrawEngine();
+        } finally {
+            super.doStop();
         }
-        // Nothing would resume them any more: answer them now.
-        for (Parked p : parked) {
-            p.abandon();
-        }
-        if (published != null) {
-            published.removeAttribute(ENGINE_ATTRIBUTE);
-            published = null;
-        }
+    }
+
+    /**
+     * Ends the engine's use: new requests pass straight through, and every waiting request is answered 503. A
+     * request that read the engine just before and parks after the loop below sees the engine gone and
+     * answers itself (see {@link #park}); one granted a permit meanwhile is answered 503 instead of being run
+     * (see {@link Parked#run()}).
+     */
+    private void withdrawEngine() {
         engine = null;
+        try {
+            // Nothing will resume them any more; the sweeper still expires those due meanwhile.
+            for (Parked p : parked) {
+                p.abandon();
+            }
+        } finally {
+            if (sweeper != null) {
+                sweeper.stop();
+                sweeper = null;
+            }
+            if (published != null) {
+                published.removeAttribute(ENGINE_ATTRIBUTE);
+                published = null;
+            }
+        }
     }
 
     private QosPolicy resolvePolicy() {
@@ -382,7 +421,9 @@ public class QosHandler extends Handler.Wrapper {
 
     /**
      * A connector closes a request that has been idle for its idle timeout; a parked request is idle. Every
-     * maximum wait must end before that, or the client gets a closed connection instead of a 503.
+     * maximum wait must end before that, or the client gets a closed connection instead of a 503: an expired
+     * request is answered up to one sweep ({@value #SWEEP_MILLIS} ms) after its maximum wait, and a margin of
+     * {@value #IDLE_MARGIN_MILLIS} ms covers a late sweep and the write of the answer.
      */
     private static void checkIdleTimeouts(Server server, QosPolicy p) {
         ClassPolicy longest = p.classes().get(0);
@@ -391,22 +432,24 @@ public class QosHandler extends Handler.Wrapper {
                 longest = c;
             }
         }
-        long waitMillis = longest.maxWait().toMillis();
+        long neededMillis = longest.maxWait().toMillis() + SWEEP_MILLIS + IDLE_MARGIN_MILLIS;
         for (Connector connector : server.getConnectors()) {
             List<String> timeouts = new ArrayList<>();
             long idle = connector.getIdleTimeout();
-            if (idle > 0 && waitMillis >= idle) {
+            if (idle > 0 && neededMillis >= idle) {
                 timeouts.add("idleTimeout = " + idle + " ms");
             }
             for (ConnectionFactory f : connector.getConnectionFactories()) {
                 long stream = streamIdleTimeout(f);
-                if (stream > 0 && waitMillis >= stream) {
+                if (stream > 0 && neededMillis >= stream) {
                     timeouts.add(f.getProtocol() + " streamIdleTimeout = " + stream + " ms");
                 }
             }
             if (!timeouts.isEmpty()) {
                 throw new PolicyException("class." + longest.name() + ".max-wait", format(longest.maxWait()),
-                        "must be below the idle timeout of connector " + describe(connector) + " ("
+                        "plus " + (SWEEP_MILLIS + IDLE_MARGIN_MILLIS) + " ms (the " + SWEEP_MILLIS
+                                + " ms expiry sweep and a " + IDLE_MARGIN_MILLIS + " ms margin) must be below "
+                                + "the idle timeout of connector " + describe(connector) + " ("
                                 + String.join(", ", timeouts) + "): that connector would close a waiting "
                                 + "request before its 503. Lower the max-wait or raise the connector's idle "
                                 + "timeout");
@@ -467,7 +510,7 @@ public class QosHandler extends Handler.Wrapper {
                 return runNow(ticket, next, request, response, callback);
             case PARKED:
                 addCookie(ticket, response);
-                park(ticket, next, request, response, callback);
+                park(e, ticket, next, request, response, callback);
                 return true;
             default:
                 Refusals.write(request, response, callback, ticket.rejection());
@@ -486,7 +529,12 @@ public class QosHandler extends Handler.Wrapper {
                                   Callback callback) throws Exception {
         // Completion comes once the response is sent, whether the handler finished on this thread, on
         // another one later, or threw (Jetty then writes the error and completes the stream).
-        Request.addCompletionListener(request, failure -> ticket.complete());
+        try {
+            Request.addCompletionListener(request, failure -> ticket.complete());
+        } catch (Throwable x) {
+            ticket.complete();
+            throw x;
+        }
         boolean handled = next.handle(request, response, callback);
         if (!handled) {
             // Another handler (or the server's 404) answers it: that needs no permit.
@@ -495,26 +543,43 @@ public class QosHandler extends Handler.Wrapper {
         return handled;
     }
 
-    private void park(Ticket ticket, Handler next, Request request, Response response, Callback callback) {
-        Parked p = new Parked(ticket, next, request, response, callback);
+    private void park(QosEngine e, Ticket ticket, Handler next, Request request, Response response,
+                      Callback callback) {
+        Parked p = new Parked(e, ticket, next, request, response, callback);
         parked.add(p);
-        Request.addCompletionListener(request, failure -> {
+        try {
+            Request.addCompletionListener(request, failure -> {
+                parked.remove(p);
+                ticket.complete();
+            });
+            request.addFailureListener(p::failed);
+        } catch (Throwable x) {
+            // Jetty answers the exception; the ticket must not stay in the queue (or keep a granted permit).
             parked.remove(p);
             ticket.complete();
-        });
-        request.addFailureListener(p::failed);
+            throw x;
+        }
         ticket.await(p);
+        if (engine != e) {
+            // The handler began to stop after this request read the engine: its loop over the parked
+            // requests may have run before this one was added, and the sweeper is stopping.
+            p.abandon();
+        }
     }
 
     /** A waiting request: resumed on a permit, answered on expiry, dropped when the client is gone. */
     private final class Parked implements Ticket.Listener, Runnable {
+        /** The engine the request entered. */
+        private final QosEngine entered;
         private final Ticket ticket;
         private final Handler next;
         private final Request request;
         private final Response response;
         private final Callback callback;
 
-        Parked(Ticket ticket, Handler next, Request request, Response response, Callback callback) {
+        Parked(QosEngine entered, Ticket ticket, Handler next, Request request, Response response,
+               Callback callback) {
+            this.entered = entered;
             this.ticket = ticket;
             this.next = next;
             this.request = request;
@@ -527,7 +592,7 @@ public class QosHandler extends Handler.Wrapper {
             parked.remove(this);
             // Often called on the thread completing another request; running the application there would
             // stack one request's handling onto another's.
-            dispatch(this, () -> Response.writeError(request, response, callback, HttpStatus.SERVICE_UNAVAILABLE_503));
+            dispatch(this, this::unavailable);
         }
 
         @Override
@@ -554,9 +619,14 @@ public class QosHandler extends Handler.Wrapper {
             }
         }
 
-        /** Runs the wrapped handler with the permit now held. */
+        /** Runs the wrapped handler with the permit now held, unless the handler is stopping. */
         @Override
         public void run() {
+            if (engine != entered) {
+                // Granted while the handler stops (or after): the wrapped handler may be stopped already.
+                unavailable();
+                return;
+            }
             try {
                 if (!next.handle(request, response, callback)) {
                     Response.writeError(request, response, callback, HttpStatus.NOT_FOUND_404);
@@ -569,6 +639,20 @@ public class QosHandler extends Handler.Wrapper {
 
         private void refuse() {
             Refusals.write(request, response, callback, ticket.rejection());
+        }
+
+        /**
+         * Releases at once the permit of a request that cannot use it (the handler stops, or the thread pool
+         * refused the task) and answers the request 503 with {@code Retry-After}.
+         */
+        private void unavailable() {
+            ticket.complete();
+            if (!response.isCommitted()) {
+                Duration d = entered.policy().retryAfter();
+                response.getHeaders().put(HttpHeader.RETRY_AFTER,
+                        Long.toString(d.getSeconds() + (d.getNano() > 0 ? 1 : 0)));
+            }
+            Response.writeError(request, response, callback, HttpStatus.SERVICE_UNAVAILABLE_503);
         }
 
         private void dispatch(Runnable task, Runnable ifRejected) {
@@ -587,6 +671,7 @@ public class QosHandler extends Handler.Wrapper {
         private final Scheduler scheduler;
         private volatile boolean stopped;
         private volatile Scheduler.Task task;
+        private volatile LifeCycle.Listener whenStarted;
 
         Sweeper(QosEngine engine, Scheduler scheduler) {
             this.engine = engine;
@@ -599,18 +684,24 @@ public class QosHandler extends Handler.Wrapper {
                 return;
             }
             // The server starts its scheduler before its handlers; this covers a scheduler started later.
-            scheduler.addEventListener(new LifeCycle.Listener() {
+            whenStarted = new LifeCycle.Listener() {
                 @Override
                 public void lifeCycleStarted(LifeCycle event) {
                     event.removeEventListener(this);
                     schedule();
                 }
-            });
+            };
+            scheduler.addEventListener(whenStarted);
         }
 
         private void schedule() {
             if (!stopped) {
-                task = scheduler.schedule(this, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+                Scheduler.Task t = scheduler.schedule(this, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+                task = t;
+                if (stopped) {
+                    // stop() ran meanwhile and may have cancelled the previous task instead of this one
+                    t.cancel();
+                }
             }
         }
 
@@ -627,6 +718,10 @@ public class QosHandler extends Handler.Wrapper {
 
         void stop() {
             stopped = true;
+            LifeCycle.Listener l = whenStarted;
+            if (l != null) {
+                scheduler.removeEventListener(l);
+            }
             Scheduler.Task t = task;
             if (t != null) {
                 t.cancel();

@@ -10,6 +10,7 @@ import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.PolicyException;
 import dev.servletqos.QosEngine;
+import dev.servletqos.testkit.AdapterBehaviourSuite;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,9 +19,11 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.StringRequestContent;
@@ -36,6 +39,10 @@ import org.eclipse.jetty.http2.client.transport.HttpClientTransportOverHTTP2;
 import org.eclipse.jetty.http2.frames.HeadersFrame;
 import org.eclipse.jetty.http2.frames.ResetFrame;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -264,6 +271,105 @@ class QosHandlerTest {
         assertEquals(1, server.snapshot().get("basic").completed());
     }
 
+    /**
+     * Stops the handler while requests run, finish and hand their permits on to waiting ones, in several
+     * rounds: whatever the interleaving, every client is answered (200 or 503 with Retry-After) long before
+     * the 20 s max-wait, nothing stays executing or queued, and no request is run into the stopped wrapped
+     * handler.
+     */
+    @Test
+    void stoppingWhileRequestsRunAndWaitAnswersEveryClientAndRunsNothingIntoTheStoppedHandler() throws Exception {
+        Files.writeString(dir.resolve("qos.properties"), CLASSES + "max-executing = 2\nclass.basic.max-wait = 20s\n");
+        QosHandler qos = new QosHandler();
+        qos.setPolicy(dir.resolve("qos.properties").toString());
+        EmbeddedJetty jetty = new EmbeddedJetty(qos, MAX_THREADS);
+        AtomicInteger reached = new AtomicInteger();
+        AtomicInteger intoStopped = new AtomicInteger();
+        qos.setHandler(new Handler.Wrapper(jetty.app) {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                if (!isStarted()) {
+                    intoStopped.incrementAndGet();
+                }
+                reached.incrementAndGet();
+                return super.handle(request, response, callback);
+            }
+        });
+        jetty.startServer();
+        server = jetty;
+
+        int refused = 0;
+        for (int round = 0; round < 6; round++) {
+            ClassStats before = server.snapshot().get("basic");
+            int reachedBefore = reached.get();
+            List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                // Short and staggered: permits keep passing from running requests to waiting ones.
+                all.add(send(request("/work?ms=" + (60 + 15 * i)).build()));
+            }
+            // Stop once all eight entered and every one holding a permit reached the wrapped handler: one
+            // that got its permit at once and is still on its way there would pass into it whenever the
+            // stop happens (as with any handler). Permits go on being handed to waiting requests meanwhile.
+            server.awaitState("all eight entered, those running in the application", Duration.ofSeconds(10),
+                    () -> {
+                        ClassStats b = server.snapshot().get("basic");
+                        long inApplication = reached.get() - reachedBefore - (b.completed() - before.completed());
+                        return b.entered() == before.entered() + 8 && b.executing() == inApplication;
+                    });
+            QosEngine engine = qos.getEngine();
+
+            qos.stop();
+            for (CompletableFuture<HttpResponse<String>> f : all) {
+                HttpResponse<String> r = f.get(10, TimeUnit.SECONDS);
+                if (r.statusCode() == 503) {
+                    refused++;
+                    assertTrue(r.headers().firstValue("Retry-After").isPresent(), r.headers().map().toString());
+                } else {
+                    assertEquals(200, r.statusCode(), r.body());
+                }
+            }
+            AdapterBehaviourSuite.await("the stopped engine drained", Duration.ofSeconds(10), () -> {
+                EngineSnapshot s = engine.snapshot();
+                return s.executing() == 0 && s.queued() == 0;
+            });
+            assertTrue(engine.snapshot().get("basic").reconciles(), engine.snapshot().toString());
+            assertNull(server.server.getAttribute(QosHandler.ENGINE_ATTRIBUTE));
+            qos.start();
+        }
+        assertEquals(0, intoStopped.get(), "requests run into the stopped wrapped handler");
+        assertTrue(refused > 0, "some waiting requests were answered by the stop");
+    }
+
+    /** The wrapped handler fails to start: the engine, its attribute and its sweeper are withdrawn again. */
+    @Test
+    void aFailedStartOfTheWrappedHandlerWithdrawsTheEngine() throws Exception {
+        start("max-executing = 1\n");
+        QosHandler qos = server.qos();
+        qos.stop();
+        qos.setHandler(new Handler.Abstract() {
+            @Override
+            protected void doStart() throws Exception {
+                assertNotNull(qos.getEngine(), "published before the wrapped handler starts");
+                throw new IllegalStateException("the application cannot start (on purpose)");
+            }
+
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                return false;
+            }
+        });
+        IllegalStateException e = assertThrows(IllegalStateException.class, qos::start);
+        assertTrue(e.getMessage().contains("on purpose"), e.getMessage());
+        assertNull(qos.getEngine());
+        assertNull(server.server.getAttribute(QosHandler.ENGINE_ATTRIBUTE));
+        assertEquals(0, qos.getExecuting());
+
+        qos.setHandler(server.app);
+        qos.start();
+        assertEquals(qos.getEngine(), server.server.getAttribute(QosHandler.ENGINE_ATTRIBUTE));
+        assertEquals("ok basic", get(request("/work").build()).body());
+    }
+
     @Test
     void budgetsAndTheTotalChangeWhileRunning() throws Exception {
         start("max-executing = 1\nborrowing = false\n");
@@ -315,9 +421,33 @@ class QosHandlerTest {
         assertEquals("class.basic.max-wait", e.key());
         assertTrue(e.getMessage().contains("class.basic.max-wait = 30s"), e.getMessage());
         assertTrue(e.getMessage().contains("idleTimeout = 20000 ms"), e.getMessage());
+        assertTrue(e.getMessage().contains("plus 1100 ms"), e.getMessage());
         assertTrue(e.getMessage().contains("127.0.0.1"), e.getMessage());
         assertNull(qos.getEngine());
         assertTrue(jetty.server.isFailed() || jetty.server.isStopped(), jetty.server.getState());
+
+        // Below the idle timeout, but without room for the last sweep and a margin: refused too.
+        Files.writeString(dir.resolve("qos.properties"), CLASSES + "class.basic.max-wait = 19s\n");
+        QosHandler close = new QosHandler();
+        close.setPolicy(dir.resolve("qos.properties").toString());
+        EmbeddedJetty closeJetty = new EmbeddedJetty(close, MAX_THREADS);
+        closeJetty.connector.setIdleTimeout(20_000);
+        PolicyException c = assertThrows(PolicyException.class, closeJetty::startServer);
+        assertTrue(c.getMessage().contains("class.basic.max-wait = 19s"), c.getMessage());
+        assertNull(closeJetty.server.getAttribute(QosHandler.ENGINE_ATTRIBUTE));
+
+        // 18.5 s + 1.1 s is below 20 s.
+        Files.writeString(dir.resolve("qos.properties"), CLASSES + "class.basic.max-wait = 18500ms\n");
+        QosHandler fits = new QosHandler();
+        fits.setPolicy(dir.resolve("qos.properties").toString());
+        EmbeddedJetty fitsJetty = new EmbeddedJetty(fits, MAX_THREADS);
+        fitsJetty.connector.setIdleTimeout(20_000);
+        try {
+            fitsJetty.startServer();
+            assertNotNull(fits.getEngine());
+        } finally {
+            fitsJetty.close();
+        }
 
         // HTTP/2 streams may have an idle timeout of their own, shorter than the connector's.
         Files.writeString(dir.resolve("qos.properties"), CLASSES + "class.basic.max-wait = 12s\n");
