@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -154,6 +155,28 @@ public final class PolicyParser {
             throw unreadable(source, e.getMessage());
         }
         return parse(withOverrides(props, overrides), source, SYSTEM_VARIABLES);
+    }
+
+    /**
+     * The overrides every adapter offers over the file (the valve's attributes, the filter's init-params, the
+     * Jetty handler's setters), under their policy keys; null values are left out.
+     *
+     * @param maxExecuting for {@code max-executing}, or null
+     * @param scheduling   for {@code scheduling}, or null
+     * @param defaultClass for {@code default-class}, or null
+     */
+    public static Map<String, String> adapterOverrides(Object maxExecuting, String scheduling, String defaultClass) {
+        Map<String, String> m = new HashMap<>();
+        if (maxExecuting != null) {
+            m.put("max-executing", maxExecuting.toString().trim());
+        }
+        if (scheduling != null) {
+            m.put("scheduling", scheduling);
+        }
+        if (defaultClass != null) {
+            m.put("default-class", defaultClass);
+        }
+        return m;
     }
 
     private static Properties withOverrides(Properties fromFile, Map<String, String> overrides) {

@@ -20,7 +20,6 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -198,16 +197,12 @@ public class QosFilter implements Filter {
                     + "(absolute, or relative to the web application's root directory) or classpath:name");
         }
         policy = policy.trim();
-        Map<String, String> overrides = new HashMap<>();
         String maxExecuting = config.getInitParameter("maxExecuting");
-        if (maxExecuting != null) {
-            if (!maxExecuting.trim().matches("[0-9]{1,9}")) {
-                throw new PolicyException("init-param maxExecuting", maxExecuting, "not a non-negative integer");
-            }
-            overrides.put("max-executing", maxExecuting.trim());
+        if (maxExecuting != null && !maxExecuting.trim().matches("[0-9]{1,9}")) {
+            throw new PolicyException("init-param maxExecuting", maxExecuting, "not a non-negative integer");
         }
-        overrides.put("scheduling", config.getInitParameter("scheduling"));
-        overrides.put("default-class", config.getInitParameter("defaultClass"));
+        Map<String, String> overrides = PolicyParser.adapterOverrides(maxExecuting,
+                config.getInitParameter("scheduling"), config.getInitParameter("defaultClass"));
         if (policy.startsWith(CLASSPATH_PREFIX)) {
             String name = policy.substring(CLASSPATH_PREFIX.length());
             name = name.startsWith("/") ? name.substring(1) : name;

@@ -14,9 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -390,13 +388,7 @@ public class QosHandler extends Handler.Wrapper {
         if (!file.isAbsolute() && base != null) {
             file = Path.of(base).resolve(file);
         }
-        Map<String, String> overrides = new HashMap<>();
-        if (maxExecuting != null) {
-            overrides.put("max-executing", maxExecuting.toString());
-        }
-        overrides.put("scheduling", scheduling);
-        overrides.put("default-class", defaultClass);
-        return PolicyParser.load(file, overrides);
+        return PolicyParser.load(file, PolicyParser.adapterOverrides(maxExecuting, scheduling, defaultClass));
     }
 
     /** Applies the setter overrides to a policy built in Java. */

@@ -11,8 +11,6 @@ import dev.servletqos.servlet.ServletTickets;
 import jakarta.servlet.ServletException;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
@@ -196,13 +194,7 @@ public class QosValve extends ValveBase {
                 file = Path.of(base).resolve(file);
             }
         }
-        Map<String, String> overrides = new HashMap<>();
-        if (maxExecuting != null) {
-            overrides.put("max-executing", maxExecuting.toString());
-        }
-        overrides.put("scheduling", scheduling);
-        overrides.put("default-class", defaultClass);
-        return PolicyParser.load(file, overrides);
+        return PolicyParser.load(file, PolicyParser.adapterOverrides(maxExecuting, scheduling, defaultClass));
     }
 
     private ScheduledExecutorService utilityExecutor() {
