@@ -60,19 +60,9 @@ public final class ClassPolicy {
                 UNSET, UNSET);
     }
 
+    // A class name is written into signed cookies, so the token format's rule is the one rule.
     static boolean isValidName(String name) {
-        if (name == null || name.isEmpty() || name.length() > 32) {
-            return false;
-        }
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '-' || c == '_';
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        return SignedToken.isServiceClassName(name);
     }
 
     /** The class name, as used in rules, cookies, meters and JMX. */

@@ -7,6 +7,7 @@ import dev.servletqos.ClassPolicy;
 import dev.servletqos.QosEngine;
 import dev.servletqos.QosPolicy;
 import dev.servletqos.RequestView;
+import dev.servletqos.TestRequest;
 import dev.servletqos.Rule;
 import dev.servletqos.Ticket;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -17,37 +18,8 @@ import org.junit.jupiter.api.Test;
 class QosMetricsTest {
 
     private static RequestView request(String tier) {
-        return new RequestView() {
-            @Override
-            public String method() {
-                return "GET";
-            }
-
-            @Override
-            public String host() {
-                return "localhost";
-            }
-
-            @Override
-            public String path() {
-                return "/";
-            }
-
-            @Override
-            public String remoteAddress() {
-                return "127.0.0.1";
-            }
-
-            @Override
-            public String cookie(String name) {
-                return null;
-            }
-
-            @Override
-            public String header(String name) {
-                return "X-Tier".equalsIgnoreCase(name) ? tier : null;
-            }
-        };
+        TestRequest r = TestRequest.get("/");
+        return tier == null ? r : r.header("X-Tier", tier);
     }
 
     @Test

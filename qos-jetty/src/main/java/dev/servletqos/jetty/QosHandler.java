@@ -639,12 +639,7 @@ public class QosHandler extends Handler.Wrapper {
          */
         private void unavailable() {
             ticket.complete();
-            if (!response.isCommitted()) {
-                Duration d = entered.policy().retryAfter();
-                response.getHeaders().put(HttpHeader.RETRY_AFTER,
-                        Long.toString(d.getSeconds() + (d.getNano() > 0 ? 1 : 0)));
-            }
-            Response.writeError(request, response, callback, HttpStatus.SERVICE_UNAVAILABLE_503);
+            Refusals.write(request, response, callback, ticket.busyRejection());
         }
 
         private void dispatch(Runnable task, Runnable ifRejected) {
