@@ -164,24 +164,8 @@ public class QosFilter implements Filter {
             return;
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.label(ticket, request, response);
-        if (ticket.state() == Ticket.State.PARKED) {
-            request.setAttribute(TICKET_ATTRIBUTE, ticket);
-            if (ServletTickets.park(ticket, request, response)) {
-                return;
-            }
-            // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
-        }
-        if (ticket.state() != Ticket.State.RUNNING) {
-            ServletTickets.reject(ticket, request, response);
-            return;
-        }
-        request.setAttribute(TICKET_ATTRIBUTE, ticket);
-        try {
-            chain.doFilter(request, response);
-        } finally {
-            ServletTickets.releaseWhenDone(ticket, request);
-        }
+        ServletTickets.serve(ticket, request, response, () -> request.setAttribute(TICKET_ATTRIBUTE, ticket),
+                () -> chain.doFilter(request, response));
     }
 
     private static QosPolicy loadPolicy(FilterConfig config) {

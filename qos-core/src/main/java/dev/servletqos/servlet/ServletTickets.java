@@ -5,6 +5,7 @@ import dev.servletqos.Ticket;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -31,12 +32,51 @@ public final class ServletTickets {
     private ServletTickets() {
     }
 
+    /** The rest of the request's processing after the adapter: the valve pipeline or the filter chain. */
+    @FunctionalInterface
+    public interface Application {
+        void run() throws IOException, ServletException;
+    }
+
+    /**
+     * Carries a freshly entered ticket through, the same way for every servlet-level adapter: labels the
+     * request, then parks it (it waits holding no thread), refuses it, or runs the application with the
+     * permit held and releases the permit when the application is done. A ticket that cannot be parked is
+     * refused, or run if it was granted a permit meanwhile.
+     *
+     * @param mark marks the request as holding its ticket, so that the second pass of a resumed request (an
+     *             ASYNC dispatch through the adapter again) goes straight to the application; called before
+     *             the request is suspended or run
+     * @param app  runs the application
+     */
+    public static void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, Runnable mark,
+                             Application app) throws IOException, ServletException {
+        label(ticket, request, response);
+        if (ticket.state() == Ticket.State.PARKED) {
+            mark.run();
+            if (park(ticket, request, response)) {
+                return;
+            }
+            // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
+        }
+        if (ticket.state() != Ticket.State.RUNNING) {
+            reject(ticket, request, response);
+            return;
+        }
+        mark.run();
+        try {
+            app.run();
+        } finally {
+            releaseWhenDone(ticket, request);
+        }
+    }
+
     /**
      * Adds the ticket's {@code Set-Cookie} (a newly admitted session) to the response and the service class to
      * the request attribute {@link Responses#CLASS_ATTRIBUTE}. Call right after {@code enter}, before anything
      * can commit the response.
      */
-    public static void label(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
+    static void label(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
         String cookie = ticket.setCookieHeader();
         if (cookie != null) {
             response.addHeader("Set-Cookie", cookie);
@@ -45,7 +85,7 @@ public final class ServletTickets {
     }
 
     /** Answers the ticket's {@link Ticket#rejection() rejection} (a refused or expired request). */
-    public static void reject(Ticket ticket, HttpServletRequest request, HttpServletResponse response)
+    static void reject(Ticket ticket, HttpServletRequest request, HttpServletResponse response)
             throws IOException {
         Responses.writeRejection(response, ticket.rejection(), request.getHeader("Accept"), request.getMethod());
     }
@@ -55,7 +95,7 @@ public final class ServletTickets {
      * request: now, or, if the application went asynchronous, when the request completes. Call it on the thread
      * that ran the application, after the application returned (also when it threw).
      */
-    public static void releaseWhenDone(Ticket ticket, HttpServletRequest request) {
+    static void releaseWhenDone(Ticket ticket, HttpServletRequest request) {
         // While this container thread has not returned, isAsyncStarted() is still true even if the application
         // already called complete() or dispatch(): the container defers both until the thread leaves, so the
         // listener added here cannot miss onComplete.
@@ -85,7 +125,7 @@ public final class ServletTickets {
      *         front of the adapter does not support async). The ticket is then CANCELLED (the caller answers
      *         {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs the request)
      */
-    public static boolean park(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
+    static boolean park(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
         if (request.getHeader("Upgrade") != null) {
             ticket.cancel();
             return false;

@@ -218,24 +218,8 @@ public class QosValve extends ValveBase {
             return;
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.label(ticket, request, response);
-        if (ticket.state() == Ticket.State.PARKED) {
-            request.setNote(TICKET_NOTE, ticket);
-            if (ServletTickets.park(ticket, request, response)) {
-                return;
-            }
-            // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
-        }
-        if (ticket.state() != Ticket.State.RUNNING) {
-            ServletTickets.reject(ticket, request, response);
-            return;
-        }
-        request.setNote(TICKET_NOTE, ticket);
-        try {
-            getNext().invoke(request, response);
-        } finally {
-            ServletTickets.releaseWhenDone(ticket, request);
-        }
+        ServletTickets.serve(ticket, request, response, () -> request.setNote(TICKET_NOTE, ticket),
+                () -> getNext().invoke(request, response));
     }
 
     /** The engine's state, for tests and management. */
