@@ -38,7 +38,6 @@ final class Scheduler {
     private final Rejection expired;
     private final Rejection sessionQueued;
     private final Rejection sessionRate;
-    private final long retryAfterSeconds;
 
     private int maxExecuting;
     private int executing;
@@ -111,23 +110,15 @@ final class Scheduler {
         }
         // Retry-After is whole seconds; round up so that 500ms is not sent as "retry at once".
         Duration ra = policy.retryAfter();
-        this.retryAfterSeconds = ra.getSeconds() + (ra.getNano() > 0 ? 1 : 0);
+        long retryAfterSeconds = ra.getSeconds() + (ra.getNano() > 0 ? 1 : 0);
         this.queueFull = new Rejection(503, retryAfterSeconds, Reason.QUEUE_FULL);
         this.expired = new Rejection(503, retryAfterSeconds, Reason.EXPIRED);
         this.sessionQueued = new Rejection(policy.rejectStatus(), retryAfterSeconds, Reason.SESSION_QUEUED);
         this.sessionRate = new Rejection(policy.rejectStatus(), retryAfterSeconds, Reason.SESSION_RATE);
     }
 
-    int classCount() {
-        return lanes.length;
-    }
-
     String className(int index) {
         return lanes[index].name;
-    }
-
-    long retryAfterSeconds() {
-        return retryAfterSeconds;
     }
 
     Rejection expiredRejection() {
