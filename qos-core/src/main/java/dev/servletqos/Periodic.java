@@ -1,0 +1,28 @@
+package dev.servletqos;
+
+import java.time.Duration;
+
+/**
+ * The one seam through which the engine runs its periodic work (the expiry sweep, the control loop): each
+ * adapter fills it with its container's scheduler (Tomcat's utility executor, Jetty's {@code Scheduler}, a
+ * daemon thread for the filter); a simulation fills it with its own event queue. The engine never starts a
+ * thread of its own.
+ */
+@FunctionalInterface
+public interface Periodic {
+
+    /**
+     * Runs {@code task} every {@code period}, the first time one period from now, until the returned handle
+     * is cancelled. The task must not overlap with itself; a task that throws must not stop later runs (the
+     * engine's tasks catch their own failures).
+     *
+     * @return what stops the task; called once, from any thread
+     */
+    Cancellable schedule(Runnable task, Duration period);
+
+    /** Stops a scheduled task. */
+    @FunctionalInterface
+    interface Cancellable {
+        void cancel();
+    }
+}

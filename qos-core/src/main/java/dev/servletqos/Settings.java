@@ -1,0 +1,195 @@
+package dev.servletqos;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The settings the engine acts on now: the total concurrency, each class's budget, minimum budget, session
+ * rate and delay target, and the controller's mode, period and gains. One immutable value that the engine
+ * replaces whole ({@link QosEngine#apply(Settings, Settings.Source)}), clamped there in one place, so that
+ * the request path always reads one consistent set. The snapshot says which settings are in force and who
+ * set them last.
+ *
+ * <p>Build a changed copy with the {@code with} methods; they do not validate (the engine does when the
+ * value is applied). Thread-safe (immutable).
+ *
+ * @param maxExecuting requests executing at once over all classes
+ * @param classes      per class, highest priority first, in the policy's order
+ * @param control      the controller's mode, period and gains
+ * @param source       who set these settings last
+ */
+public record Settings(int maxExecuting, List<ClassSettings> classes, Control control, Source source) {
+
+    /** Who changed the settings last. */
+    public enum Source {
+        /** As the policy file (or builder) gave them. */
+        POLICY,
+        /** Changed by hand: a setter, JMX, an operator. */
+        OPERATOR,
+        /** Changed by the feedback controller. */
+        CONTROLLER
+    }
+
+    /** What the control loop does each period. */
+    public enum Mode {
+        /** No feedback: budgets stay as set (static). */
+        OFF("off"),
+        /** Absolute delay control: each class's delay is held at its target (paper 001, section III-A). */
+        ABSOLUTE("absolute"),
+        /** Relative delay control: the ratios of adjacent classes' delays are held at the targets' ratios. */
+        RELATIVE("relative");
+
+        private final String key;
+
+        Mode(String key) {
+            this.key = key;
+        }
+
+        /** The name used in the policy file and JMX. */
+        public String key() {
+            return key;
+        }
+
+        /** The mode for a policy-file name, or null. */
+        public static Mode fromKey(String key) {
+            for (Mode m : values()) {
+                if (m.key.equals(key)) {
+                    return m;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * One class's live settings.
+     *
+     * @param name           the class
+     * @param budget         concurrency permits, 0..max-executing
+     * @param minBudget      the lowest budget the controller may set
+     * @param sessionRate    new sessions per second, 0 = no limit
+     * @param sessionBurst   the session token bucket's depth, at least 1
+     * @param delayTarget    the class's delay target: the absolute controller's reference, and (as a ratio to
+     *                       the next class's) the relative controller's; also the EDF deadline
+     */
+    public record ClassSettings(String name, int budget, int minBudget, double sessionRate, int sessionBurst,
+                                Duration delayTarget) {
+
+        public ClassSettings {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(delayTarget, "delayTarget");
+        }
+
+        public ClassSettings withBudget(int b) {
+            return new ClassSettings(name, b, minBudget, sessionRate, sessionBurst, delayTarget);
+        }
+
+        public ClassSettings withMinBudget(int b) {
+            return new ClassSettings(name, budget, b, sessionRate, sessionBurst, delayTarget);
+        }
+
+        public ClassSettings withSessionRate(double perSecond, int burst) {
+            return new ClassSettings(name, budget, minBudget, perSecond, burst, delayTarget);
+        }
+
+        public ClassSettings withDelayTarget(Duration d) {
+            return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, d);
+        }
+    }
+
+    /**
+     * The controller's settings.
+     *
+     * @param mode           off, absolute or relative
+     * @param period         the sampling period T
+     * @param delayQuantile  which delay the laws measure: 0 = the mean queue delay, else a quantile in
+     *                       (0, 1), e.g. 0.95
+     * @param absolute       gains (g, r) of the absolute delay PI
+     * @param relative       gains (g, r) of the relative delay PI
+     */
+    public record Control(Mode mode, Duration period, double delayQuantile, Gains absolute, Gains relative) {
+
+        public Control {
+            Objects.requireNonNull(mode, "mode");
+            Objects.requireNonNull(period, "period");
+            Objects.requireNonNull(absolute, "absolute");
+            Objects.requireNonNull(relative, "relative");
+        }
+
+        public Control withMode(Mode m) {
+            return new Control(m, period, delayQuantile, absolute, relative);
+        }
+
+        public Control withPeriod(Duration p) {
+            return new Control(mode, p, delayQuantile, absolute, relative);
+        }
+
+        public Control withAbsolute(Gains g) {
+            return new Control(mode, period, delayQuantile, g, relative);
+        }
+
+        public Control withRelative(Gains g) {
+            return new Control(mode, period, delayQuantile, absolute, g);
+        }
+    }
+
+    /**
+     * Gains of the incremental PI law {@code u(m) = u(m-1) + g (e(m) - r e(m-1))} (paper 001, eq. 8):
+     * {@code g} the gain, {@code r} the zero ({@code r = 1 - T/Ti} of a discretised PI).
+     */
+    public record Gains(double g, double r) {
+    }
+
+    public Settings {
+        classes = List.copyOf(classes);
+        Objects.requireNonNull(control, "control");
+        Objects.requireNonNull(source, "source");
+    }
+
+    /** The class at {@code index} (0 = highest priority). */
+    public ClassSettings get(int index) {
+        return classes.get(index);
+    }
+
+    /** The budgets, highest priority first. */
+    public int[] budgets() {
+        int[] b = new int[classes.size()];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = classes.get(i).budget();
+        }
+        return b;
+    }
+
+    /** A copy with these budgets (highest priority first). */
+    public Settings withBudgets(int... budgets) {
+        if (budgets.length != classes.size()) {
+            throw new IllegalArgumentException(budgets.length + " budgets for " + classes.size() + " classes");
+        }
+        ClassSettings[] c = classes.toArray(new ClassSettings[0]);
+        for (int i = 0; i < c.length; i++) {
+            c[i] = c[i].withBudget(budgets[i]);
+        }
+        return new Settings(maxExecuting, Arrays.asList(c), control, source);
+    }
+
+    /** A copy with one class's settings replaced. */
+    public Settings withClass(int index, ClassSettings c) {
+        ClassSettings[] all = classes.toArray(new ClassSettings[0]);
+        all[index] = c;
+        return new Settings(maxExecuting, Arrays.asList(all), control, source);
+    }
+
+    public Settings withMaxExecuting(int max) {
+        return new Settings(max, classes, control, source);
+    }
+
+    public Settings withControl(Control c) {
+        return new Settings(maxExecuting, classes, c, source);
+    }
+
+    public Settings withSource(Source s) {
+        return new Settings(maxExecuting, classes, control, s);
+    }
+}
