@@ -2,7 +2,7 @@ package dev.servletqos;
 
 /**
  * One service class's settings and counters at one instant, taken under the engine's lock so that they add
- * up: {@code entered = completed + rejected + expired + cancelled + executing + queued}.
+ * up: {@code entered = completed + declined + rejected + expired + cancelled + executing + queued}.
  *
  * @param name                  the class
  * @param budget                its concurrency permits now
@@ -15,6 +15,7 @@ package dev.servletqos;
  * @param queued                requests waiting for a permit now
  * @param entered               requests seen since start
  * @param completed             requests the application finished
+ * @param declined              requests that held a permit but the container declined (not served)
  * @param rejected              requests refused at entry: refused new sessions and full queues
  * @param expired               requests that waited longer than the maximum wait
  * @param cancelled             requests whose client went away while they waited
@@ -25,14 +26,40 @@ package dev.servletqos;
  * @param borrowedGrants        permits ever granted beyond the budget
  * @param grants                permits ever granted, at once or after waiting
  * @param waitNanos             total time the granted requests waited for their permit, in nanoseconds
+ * @param waitBuckets           the granted requests' waits as cumulative counts in the buckets of
+ *                              {@link dev.servletqos.control.WaitHistogram}
+ * @param serviceNanos          total time from grant to completion of the completed requests, in nanoseconds
+ * @param bytes                 total response bytes of the completed requests (as far as known)
+ * @param busyNanos             permit-nanoseconds held by the class: the integral of {@code executing} over time
  * @param sessionRate           the session rate now, per second (0 = no limit)
  * @param sessionBurst          the session bucket depth
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
-                         int borrowed, int queued, long entered, long completed, long rejected, long expired,
-                         long cancelled, long queueFull, long sessionsAdmitted, long sessionsRefusedQueued,
-                         long sessionsRefusedRate, long borrowedGrants, long grants, long waitNanos,
+                         int borrowed, int queued, long entered, long completed, long declined, long rejected,
+                         long expired, long cancelled, long queueFull, long sessionsAdmitted,
+                         long sessionsRefusedQueued, long sessionsRefusedRate, long borrowedGrants, long grants,
+                         long waitNanos, long[] waitBuckets, long serviceNanos, long bytes, long busyNanos,
                          double sessionRate, int sessionBurst) {
+
+    public ClassStats {
+        waitBuckets = waitBuckets.clone();
+    }
+
+    /** The wait bucket counts (a copy). */
+    @Override
+    public long[] waitBuckets() {
+        return waitBuckets.clone();
+    }
+
+    /** The cumulative count in one wait bucket (no copy). */
+    public long waitBucket(int i) {
+        return waitBuckets[i];
+    }
+
+    /** Mean service time (grant to completion) of completed requests, in nanoseconds; 0 before the first. */
+    public double meanServiceNanos() {
+        return completed == 0 ? 0 : (double) serviceNanos / completed;
+    }
 
     /** Requests that entered and have not ended yet. */
     public long inFlight() {
@@ -46,6 +73,6 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
 
     /** Whether the counters reconcile (they always should; tests assert it). */
     public boolean reconciles() {
-        return entered == completed + rejected + expired + cancelled + executing + queued;
+        return entered == completed + declined + rejected + expired + cancelled + executing + queued;
     }
 }

@@ -12,9 +12,11 @@ import java.util.List;
  * @param queued       requests waiting, all classes
  * @param classes      per class, highest priority first
  * @param sessions     session table and cookie counters (read just before the lock; eventually consistent)
+ * @param settings     the settings in force, and who set them last
+ * @param nanos        when the snapshot was taken, on the engine's clock ({@code nanoTime})
  */
 public record EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
-                             List<ClassStats> classes, Sessions sessions) {
+                             List<ClassStats> classes, Sessions sessions, Settings settings, long nanos) {
 
     public EngineSnapshot {
         classes = List.copyOf(classes);

@@ -1,6 +1,9 @@
 package dev.servletqos;
 
 import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The one seam through which the engine runs its periodic work (the expiry sweep, the control loop): each
@@ -19,6 +22,18 @@ public interface Periodic {
      * @return what stops the task; called once, from any thread
      */
     Cancellable schedule(Runnable task, Duration period);
+
+    /**
+     * The seam over a {@link ScheduledExecutorService} (Tomcat's utility executor, or one of the filter's
+     * own): each task runs with a fixed delay of one period, so it never overlaps with itself.
+     */
+    static Periodic on(ScheduledExecutorService executor) {
+        return (task, period) -> {
+            long nanos = period.toNanos();
+            ScheduledFuture<?> f = executor.scheduleWithFixedDelay(task, nanos, nanos, TimeUnit.NANOSECONDS);
+            return () -> f.cancel(false);
+        };
+    }
 
     /** Stops a scheduled task. */
     @FunctionalInterface

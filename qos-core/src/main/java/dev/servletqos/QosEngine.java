@@ -1,7 +1,12 @@
 package dev.servletqos;
 
+import dev.servletqos.control.ControlLaw;
+import dev.servletqos.control.SampleSource;
 import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 
 /**
  * The request path of servlet-qos, free of any container: adapters turn a request into a {@link RequestView}
@@ -13,10 +18,21 @@ import java.util.Base64;
  * class's session rate), once per session; (3) the scheduler runs it, queues it, or refuses it when its
  * class's queue is full. An admitted session's later requests are never refused by admission.
  *
- * <p>Thread-safe. The engine starts no thread: a container adapter calls {@link #expireOverdue()}
- * periodically (a few times a second) so that requests leave their queue at their maximum wait.
+ * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, the controller's
+ * mode and gains) are one immutable {@link Settings} value, replaced whole through {@link #apply}: by the
+ * policy at start, by an operator (the setters, JMX) or by the feedback controller. {@link #snapshot()} says
+ * which settings are in force and who set them last.
+ *
+ * <p>Thread-safe. The engine starts no thread: {@link #start(Periodic)} hands it the container's scheduler,
+ * on which it runs its periodic work, the expiry sweep (every {@value #SWEEP_MILLIS} ms, so that requests
+ * leave their queue at their maximum wait) and the control loop (every control period).
  */
 public final class QosEngine {
+
+    /** How often the engine expires waiting requests past their maximum wait, once started. */
+    public static final long SWEEP_MILLIS = 100;
+
+    private static final System.Logger LOG = System.getLogger(QosEngine.class.getName());
 
     private final QosPolicy policy;
     private final Clock clock;
@@ -25,6 +41,11 @@ public final class QosEngine {
     private final SessionTable sessions;
     private final TierCookies tierCookies;
     private final String sessionCookieName;
+    private final ControlLoop control;
+
+    /** Guarded by {@code this}: the periodic tasks while started. */
+    private Periodic periodic;
+    private final List<Periodic.Cancellable> tasks = new ArrayList<>();
 
     private QosEngine(QosPolicy policy, Clock clock) {
         this.policy = policy;
@@ -37,8 +58,19 @@ public final class QosEngine {
         this.sessionCookieName = policy.sessionCookieName();
         this.sessions = new SessionTable(policy,
                 new SessionCookies(sessionCookieName, signer, policy.sessionMaxAge(), clock), clock);
-        this.scheduler = new Scheduler(policy, clock);
+        this.scheduler = new Scheduler(policy, initialSettings(policy), clock);
         this.classifier = new Classifier(policy, tierCookies);
+        this.control = new ControlLoop(this);
+    }
+
+    /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */
+    static Settings initialSettings(QosPolicy policy) {
+        List<Settings.ClassSettings> classes = new ArrayList<>();
+        for (ClassPolicy c : policy.classes()) {
+            classes.add(new Settings.ClassSettings(c.name(), c.budget(), c.minBudget(), c.sessionRate(),
+                    c.sessionBurst(), c.delayTarget()));
+        }
+        return new Settings(policy.maxExecuting(), classes, ControlLoop.controlOf(policy), Settings.Source.POLICY);
     }
 
     /** An engine for this policy on the system clock. */
@@ -101,6 +133,94 @@ public final class QosEngine {
         return scheduler.expireOverdue(nowNanos);
     }
 
+    /**
+     * Starts the engine's periodic work on the container's scheduler: the expiry sweep every
+     * {@value #SWEEP_MILLIS} ms and the control loop every control period. Each adapter calls it once its
+     * container is up, and {@link #stop()} when it goes down.
+     *
+     * @throws IllegalStateException if already started
+     */
+    public synchronized void start(Periodic scheduler) {
+        if (periodic != null) {
+            throw new IllegalStateException("the engine is already started");
+        }
+        periodic = scheduler;
+        try {
+            tasks.add(scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS)));
+            control.start(scheduler);
+        } catch (RuntimeException | Error e) {
+            stop();
+            throw e;
+        }
+    }
+
+    /** Stops the periodic work; requests still waiting are expired by the adapter's own shutdown. Idempotent. */
+    public synchronized void stop() {
+        for (Periodic.Cancellable t : tasks) {
+            t.cancel();
+        }
+        tasks.clear();
+        control.stop();
+        periodic = null;
+    }
+
+    private void sweep() {
+        try {
+            expireOverdue();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "servlet-qos: the expiry sweep failed", e);
+        }
+    }
+
+    /** The settings in force now, and who set them last. */
+    public Settings settings() {
+        return scheduler.settings();
+    }
+
+    /**
+     * Puts new settings in force at once, replacing the old ones whole. They are clamped in one place
+     * (max-executing at least 1 and the sum of the reserves, budgets 0..max-executing and, for the controller,
+     * at least the class's min-budget, rates finite); a raised budget starts waiting requests at once, a
+     * lowered one takes effect as running requests finish (non-preemptive).
+     *
+     * @param proposed the whole settings value, e.g. {@code settings().withBudgets(...)}
+     * @param source   who changes them: an {@link Settings.Source#OPERATOR} or the {@link Settings.Source#CONTROLLER}
+     * @return the settings now in force (as clamped)
+     * @throws IllegalArgumentException if {@code proposed} does not name this engine's classes in order
+     */
+    public Settings apply(Settings proposed, Settings.Source source) {
+        if (proposed == null || source == null) {
+            throw new NullPointerException("settings and source are required");
+        }
+        synchronized (control) {
+            Settings applied = scheduler.apply(proposed, source);
+            control.applied(applied);
+            return applied;
+        }
+    }
+
+    /**
+     * Where the control loop takes its samples from: by default the engine's own counters and the JVM's
+     * operating-system bean for CPU; an application that binds the engine's meters may pass
+     * {@code new MicrometerSampleSource(registry, engine)} instead.
+     */
+    public void useSampleSource(SampleSource source) {
+        control.useSource(source);
+    }
+
+    /**
+     * Runs {@code law} in the control loop instead of the one the control mode selects (e.g. a system
+     * identification run), until called again with null. Takes effect at the next period.
+     */
+    public void overrideControlLaw(ControlLaw law) {
+        control.override(law);
+    }
+
+    /** What the control loop did: periods, failures, and each class's last reference, measurement and output. */
+    public ControlStatus controlStatus() {
+        return control.status();
+    }
+
     /** A consistent view of every class's settings and counters. */
     public EngineSnapshot snapshot() {
         EngineSnapshot.Sessions s = new EngineSnapshot.Sessions(sessions.size(), classifier.tierResults(),
@@ -115,7 +235,15 @@ public final class QosEngine {
      * @throws IllegalArgumentException for an unknown class or a budget outside 0..max-executing
      */
     public void setBudget(String serviceClass, int budget) {
-        scheduler.setBudget(index(serviceClass), budget);
+        int i = index(serviceClass);
+        synchronized (control) {
+            Settings s = settings();
+            if (budget < 0 || budget > s.maxExecuting()) {
+                throw new IllegalArgumentException("budget of " + serviceClass + " = " + budget + ": must be 0.."
+                        + s.maxExecuting() + " (max-executing)");
+            }
+            apply(s.withClass(i, s.get(i).withBudget(budget)), Settings.Source.OPERATOR);
+        }
     }
 
     /**
@@ -124,7 +252,17 @@ public final class QosEngine {
      * @throws IllegalArgumentException if below 1 or below the sum of the reserves
      */
     public void setMaxExecuting(int maxExecuting) {
-        scheduler.setMaxExecuting(maxExecuting);
+        synchronized (control) {
+            int reserves = 0;
+            for (ClassPolicy c : policy.classes()) {
+                reserves += c.reserve();
+            }
+            if (maxExecuting < 1 || maxExecuting < reserves) {
+                throw new IllegalArgumentException("max-executing = " + maxExecuting + ": must be at least 1 and at "
+                        + "least the sum of the reserves (" + reserves + ")");
+            }
+            apply(settings().withMaxExecuting(maxExecuting), Settings.Source.OPERATOR);
+        }
     }
 
     /**
@@ -135,10 +273,18 @@ public final class QosEngine {
      * @throws IllegalArgumentException for an unknown class or values out of range
      */
     public void setSessionRate(String serviceClass, double perSecond, int burst) {
-        scheduler.setSessionRate(index(serviceClass), perSecond, burst, clock.nanoTime());
+        int i = index(serviceClass);
+        if (!(perSecond >= 0) || Double.isInfinite(perSecond) || burst < 1) {
+            throw new IllegalArgumentException("session rate of " + serviceClass + " = " + perSecond + "/s, burst "
+                    + burst + ": the rate must be 0 (no limit) or a positive number, the burst at least 1");
+        }
+        synchronized (control) {
+            Settings s = settings();
+            apply(s.withClass(i, s.get(i).withSessionRate(perSecond, burst)), Settings.Source.OPERATOR);
+        }
     }
 
-    /** The policy the engine was built with (later setter calls are not reflected here). */
+    /** The policy the engine was built with (later changes are in {@link #settings()}, not here). */
     public QosPolicy policy() {
         return policy;
     }

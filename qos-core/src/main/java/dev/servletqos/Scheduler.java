@@ -1,65 +1,64 @@
 package dev.servletqos;
 
 import dev.servletqos.QosPolicy.Scheduling;
-import dev.servletqos.Rejection.Reason;
 import dev.servletqos.Ticket.State;
-import java.time.Duration;
+import dev.servletqos.control.WaitHistogram;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Per-class FIFO queues in front of the worker threads, per-class budgets (concurrency permits), new-session
- * admission, and the counters that reconcile every ticket's outcome. One lock guards all of it, so that a
- * snapshot is consistent and a decision sees one state; the lock is held for a few field updates only and
- * listeners are called after it is released.
+ * Per-class FIFO queues in front of the worker threads, per-class budgets (concurrency permits), and the
+ * counters that reconcile every ticket's outcome. One lock guards all of it, so that a snapshot is consistent
+ * and a decision sees one state; the lock is held for a few field updates only and listeners are called after
+ * it is released. Two parts are asked under the same lock: the {@link AdmissionStep}s for new sessions, and
+ * the {@link SchedulingPolicy} for who is served next.
  *
  * <p>Who may start (paper 004 section 4.4, paper 001 section III): a class may start a request while the
  * total is below {@code max-executing}, and either its own count is below its budget, or borrowing is on
  * (work conserving: idle permits of other classes are used). In every case the permits still free after the
  * start must cover the unused reserves of the other classes, so a reserve is never lent. Waiting requests
- * are released by policy: own-budget starts before borrowed ones; within each, strict priority, smallest
- * weighted pass (stride scheduling), or earliest deadline. Budgets change non-preemptively: a lowered
- * budget takes effect as requests finish, a raised one drains the queue at once.
+ * are released by policy: own-budget starts before borrowed ones; within each, by the scheduling policy.
+ * Budgets change non-preemptively: a lowered budget takes effect as requests finish, a raised one drains the
+ * queue at once.
+ *
+ * <p>The live settings (max-executing, budgets, session rates, delay targets) are one {@link Settings} value,
+ * replaced whole by {@link #apply}, which clamps it and dispatches once.
  */
 final class Scheduler {
 
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
-    /** Stride scheduling: a dispatch advances a class's pass by STRIDE / weight. */
-    private static final long STRIDE = 1L << 20;
-
     private final ReentrantLock lock = new ReentrantLock();
     private final Clock clock;
-    private final Scheduling policy;
+    private final Scheduling scheduling;
+    private final SchedulingPolicy policy;
+    private final List<AdmissionStep> admission;
     private final boolean borrowing;
     private final Lane[] lanes;
-    private final Rejection queueFull;
-    private final Rejection expired;
-    private final Rejection sessionQueued;
-    private final Rejection sessionRate;
+    private final AdmissionStep.Rejections rejections;
+    private final boolean anyReserve;
+    private final int reserves;
 
+    private volatile Settings settings;
     private int maxExecuting;
     private int executing;
     private int parked;
-    private boolean anyReserve;
-    /** Weighted: the pass of the last dispatch, where a class that becomes busy again starts. */
-    private long virtualPass;
 
     /** One class's queue, budget, bucket and counters; guarded by the lock. */
     static final class Lane {
         final String name;
         final int index;
+        final int reserve;
+        final int weight;
+        final int maxQueue;
+        final long maxWaitNanos;
+        final int totalQueuedTrigger;
+        final int higherQueuedTrigger;
+        final TokenBucket sessions;
         int budget;
         int minBudget;
-        int reserve;
-        int weight;
-        int maxQueue;
-        long maxWaitNanos;
         long delayTargetNanos;
-        int totalQueuedTrigger;
-        int higherQueuedTrigger;
-        final TokenBucket sessions;
 
         Ticket head;
         Ticket tail;
@@ -69,6 +68,7 @@ final class Scheduler {
 
         long entered;
         long completed;
+        long declined;
         long rejected;
         long expired;
         long cancelled;
@@ -80,41 +80,60 @@ final class Scheduler {
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
         long waitNanos;
+        final long[] waitBuckets = new long[WaitHistogram.BUCKETS];
+        /** Completed requests' time from grant to completion, and their response bytes. */
+        long serviceNanos;
+        long bytes;
+        /** The integral of {@code executing} over time (permit-nanoseconds), up to {@code busySince}. */
+        long busyNanos;
+        long busySince;
 
-        Lane(ClassPolicy c, int index) {
+        Lane(ClassPolicy c, int index, long now) {
             this.name = c.name();
             this.index = index;
-            this.budget = c.budget();
-            this.minBudget = c.minBudget();
             this.reserve = c.reserve();
             this.weight = c.weight();
             this.maxQueue = c.maxQueue();
             this.maxWaitNanos = c.maxWait().toNanos();
-            this.delayTargetNanos = c.delayTarget().toNanos();
             this.totalQueuedTrigger = c.totalQueuedTrigger();
             this.higherQueuedTrigger = c.higherQueuedTrigger();
             this.sessions = new TokenBucket(c.sessionRate(), c.sessionBurst());
+            this.busySince = now;
+        }
+
+        /** Brings the busy integral up to {@code now} before {@code executing} changes. */
+        void busyUntil(long now) {
+            long d = now - busySince;
+            if (d > 0) {
+                busyNanos += d * executing;
+                busySince = now;
+            }
         }
     }
 
-    Scheduler(QosPolicy policy, Clock clock) {
+    Scheduler(QosPolicy policy, Settings initial, Clock clock) {
         this.clock = clock;
-        this.policy = policy.scheduling();
+        this.scheduling = policy.scheduling();
+        this.policy = SchedulingPolicy.of(scheduling);
         this.borrowing = policy.borrowing();
-        this.maxExecuting = policy.maxExecuting();
         List<ClassPolicy> classes = policy.classes();
         this.lanes = new Lane[classes.size()];
+        long now = clock.nanoTime();
+        int r = 0;
         for (int i = 0; i < lanes.length; i++) {
-            lanes[i] = new Lane(classes.get(i), i);
-            anyReserve |= lanes[i].reserve > 0;
+            lanes[i] = new Lane(classes.get(i), i, now);
+            r += lanes[i].reserve;
         }
-        // Retry-After is whole seconds; round up so that 500ms is not sent as "retry at once".
-        Duration ra = policy.retryAfter();
-        long retryAfterSeconds = ra.getSeconds() + (ra.getNano() > 0 ? 1 : 0);
-        this.queueFull = new Rejection(503, retryAfterSeconds, Reason.QUEUE_FULL);
-        this.expired = new Rejection(503, retryAfterSeconds, Reason.EXPIRED);
-        this.sessionQueued = new Rejection(policy.rejectStatus(), retryAfterSeconds, Reason.SESSION_QUEUED);
-        this.sessionRate = new Rejection(policy.rejectStatus(), retryAfterSeconds, Reason.SESSION_RATE);
+        this.reserves = r;
+        this.anyReserve = r > 0;
+        this.rejections = new AdmissionStep.Rejections(policy.rejectStatus(), policy.retryAfter());
+        this.admission = AdmissionStep.steps(rejections);
+        lock.lock();
+        try {
+            applyLocked(clampLocked(initial, Settings.Source.POLICY), now);
+        } finally {
+            lock.unlock();
+        }
     }
 
     String className(int index) {
@@ -122,11 +141,30 @@ final class Scheduler {
     }
 
     Rejection expiredRejection() {
-        return expired;
+        return rejections.expired;
     }
 
     long maxWaitNanos(int index) {
         return lanes[index].maxWaitNanos;
+    }
+
+    /** The settings in force. */
+    Settings settings() {
+        return settings;
+    }
+
+    /** Requests waiting now, all classes; under the lock (admission steps). */
+    int queued() {
+        return parked;
+    }
+
+    /** Requests waiting now in the classes above {@code index}; under the lock (admission steps). */
+    int queuedAbove(int index) {
+        int n = 0;
+        for (int i = 0; i < index; i++) {
+            n += lanes[i].queued;
+        }
+        return n;
     }
 
     /**
@@ -138,7 +176,7 @@ final class Scheduler {
     }
 
     /**
-     * Enters the first request of a new session: admission first (triggers, then the session rate), then
+     * Enters the first request of a new session: admission first (the admission steps in order), then
      * scheduling. The session counts as admitted only if its request is not rejected.
      */
     Ticket enterNewSession(int classIndex, long now) {
@@ -166,65 +204,67 @@ final class Scheduler {
         if (newSession && !admitLocked(t, lane, now)) {
             return;
         }
-        if (lane.head == null && canStart(lane)) {
-            grantLocked(t, lane);
+        if (lane.head == null && canStart(lane, borrowing)) {
+            grantLocked(t, lane, now);
+            lane.waitBuckets[0]++;
         } else if (lane.queued >= lane.maxQueue) {
             lane.rejected++;
             lane.queueFull++;
-            t.rejectWith(queueFull);
+            t.rejectWith(rejections.queueFull);
             t.state = State.REJECTED;
             return;
         } else {
-            enqueueLocked(t, lane, now);
+            enqueueLocked(t, lane);
         }
         if (newSession) {
             lane.sessionsAdmitted++;
-            lane.sessions.take();
+            for (AdmissionStep step : admission) {
+                step.admitted(lane);
+            }
         }
     }
 
     private boolean admitLocked(Ticket t, Lane lane, long now) {
-        Rejection refusal = null;
-        if (lane.totalQueuedTrigger > 0 && parked >= lane.totalQueuedTrigger) {
-            refusal = sessionQueued;
-            lane.sessionsRefusedQueued++;
-        } else if (lane.higherQueuedTrigger > 0 && queuedAbove(lane.index) >= lane.higherQueuedTrigger) {
-            refusal = sessionQueued;
-            lane.sessionsRefusedQueued++;
-        } else if (!lane.sessions.available(now)) {
-            refusal = sessionRate;
-            lane.sessionsRefusedRate++;
+        for (AdmissionStep step : admission) {
+            Rejection refusal = step.refuse(lane, this, now);
+            if (refusal != null) {
+                lane.rejected++;
+                t.rejectWith(refusal);
+                t.state = State.REJECTED;
+                return false;
+            }
         }
-        if (refusal == null) {
-            return true;
-        }
-        lane.rejected++;
-        t.rejectWith(refusal);
-        t.state = State.REJECTED;
-        return false;
+        return true;
     }
 
-    private int queuedAbove(int index) {
-        int n = 0;
-        for (int i = 0; i < index; i++) {
-            n += lanes[i].queued;
-        }
-        return n;
-    }
-
-    /** Ends a ticket from the application's side: RUNNING -> COMPLETED, PARKED -> CANCELLED. */
-    void finish(Ticket t) {
+    /**
+     * Ends a ticket from the application's side: RUNNING -> COMPLETED (or DECLINED), PARKED -> CANCELLED.
+     *
+     * @param bytes    the response's size for a completed request, negative when unknown
+     * @param declined the container declined the request (it was not served by the application)
+     */
+    void finish(Ticket t, long bytes, boolean declined) {
         if (t.state != State.RUNNING && t.state != State.PARKED) {
             return;
         }
+        long now = clock.nanoTime();
         Ticket ready;
         lock.lock();
         try {
             Lane lane = lanes[t.classIndex];
             if (t.state == State.RUNNING) {
-                releaseLocked(lane);
-                t.state = State.COMPLETED;
-                lane.completed++;
+                releaseLocked(lane, now);
+                if (declined) {
+                    t.state = State.DECLINED;
+                    lane.declined++;
+                } else {
+                    t.state = State.COMPLETED;
+                    lane.completed++;
+                    lane.serviceNanos += Math.max(0, now - t.grantedNanos);
+                    if (bytes > 0) {
+                        lane.bytes += bytes;
+                    }
+                }
             } else if (t.state == State.PARKED) {
                 t.claimNotification();
                 unlinkLocked(t, lane);
@@ -233,7 +273,7 @@ final class Scheduler {
             } else {
                 return;
             }
-            ready = dispatchLocked(null);
+            ready = dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
@@ -287,7 +327,7 @@ final class Scheduler {
         for (Lane lane : lanes) {
             // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
             Ticket h;
-            while ((h = lane.head) != null && h.expiresNanos - now <= 0) {
+            while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
                 unlinkLocked(h, lane);
                 h.state = State.EXPIRED;
                 lane.expired++;
@@ -301,56 +341,77 @@ final class Scheduler {
         return ready;
     }
 
-    void setBudget(int classIndex, int budget) {
+    /**
+     * Puts new settings in force: clamped ({@link #clampLocked}), then swapped whole, then one dispatch so
+     * that a raised budget or total starts waiting requests at once. Returns the settings now in force.
+     *
+     * @throws IllegalArgumentException if the settings do not describe this engine's classes
+     */
+    Settings apply(Settings proposed, Settings.Source source) {
         Ticket ready;
+        Settings applied;
+        long now = clock.nanoTime();
         lock.lock();
         try {
-            if (budget < 0 || budget > maxExecuting) {
-                throw new IllegalArgumentException("budget of " + lanes[classIndex].name + " = " + budget
-                        + ": must be 0.." + maxExecuting + " (max-executing)");
-            }
-            lanes[classIndex].budget = budget;
-            ready = dispatchLocked(null);
+            applied = clampLocked(proposed, source);
+            applyLocked(applied, now);
+            ready = dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
         notifyAll(ready);
+        return applied;
     }
 
-    void setMaxExecuting(int max) {
-        Ticket ready;
-        lock.lock();
-        try {
-            int reserves = 0;
-            for (Lane l : lanes) {
-                reserves += l.reserve;
-            }
-            if (max < 1 || max < reserves) {
-                throw new IllegalArgumentException("max-executing = " + max + ": must be at least 1 and at least "
-                        + "the sum of the reserves (" + reserves + ")");
-            }
-            maxExecuting = max;
-            for (Lane l : lanes) {
-                l.budget = Math.min(l.budget, max);
-            }
-            ready = dispatchLocked(null);
-        } finally {
-            lock.unlock();
+    /**
+     * The one place settings are clamped: max-executing to {@code max(1, sum of reserves)..100000}, each
+     * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
+     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero.
+     */
+    private Settings clampLocked(Settings s, Settings.Source source) {
+        if (s.classes().size() != lanes.length) {
+            throw new IllegalArgumentException(s.classes().size() + " classes in the settings, the engine has "
+                    + lanes.length);
         }
-        notifyAll(ready);
-    }
-
-    void setSessionRate(int classIndex, double perSecond, int burst, long now) {
-        lock.lock();
-        try {
-            lanes[classIndex].sessions.configure(perSecond, burst, now);
-        } finally {
-            lock.unlock();
+        int max = clamp(s.maxExecuting(), Math.max(1, reserves), 100_000);
+        Settings.ClassSettings[] cs = new Settings.ClassSettings[lanes.length];
+        for (int i = 0; i < lanes.length; i++) {
+            Settings.ClassSettings c = s.get(i);
+            if (!c.name().equals(lanes[i].name)) {
+                throw new IllegalArgumentException("class " + i + " of the settings is " + c.name()
+                        + ", the engine's is " + lanes[i].name);
+            }
+            int minBudget = clamp(c.minBudget(), 0, max);
+            int floor = source == Settings.Source.CONTROLLER ? minBudget : 0;
+            int budget = clamp(c.budget(), floor, max);
+            double rate = Double.isFinite(c.sessionRate()) && c.sessionRate() > 0 ? c.sessionRate() : 0;
+            int burst = Math.max(1, c.sessionBurst());
+            java.time.Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero()
+                    ? java.time.Duration.ofNanos(1) : c.delayTarget();
+            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target);
         }
+        return new Settings(max, java.util.Arrays.asList(cs), s.control(), source);
     }
 
-    private boolean canStart(Lane lane) {
-        return canStart(lane, borrowing);
+    private static int clamp(int v, int lo, int hi) {
+        return Math.max(lo, Math.min(hi, v));
+    }
+
+    private void applyLocked(Settings s, long now) {
+        Settings old = settings;
+        maxExecuting = s.maxExecuting();
+        for (int i = 0; i < lanes.length; i++) {
+            Lane l = lanes[i];
+            Settings.ClassSettings c = s.get(i);
+            l.budget = c.budget();
+            l.minBudget = c.minBudget();
+            l.delayTargetNanos = c.delayTarget().toNanos();
+            Settings.ClassSettings was = old == null ? null : old.get(i);
+            if (was == null || was.sessionRate() != c.sessionRate() || was.sessionBurst() != c.sessionBurst()) {
+                l.sessions.configure(c.sessionRate(), c.sessionBurst(), now);
+            }
+        }
+        settings = s;
     }
 
     private boolean canStart(Lane lane, boolean mayBorrow) {
@@ -379,31 +440,29 @@ final class Scheduler {
         return lane.executing < lane.budget;
     }
 
-    private void grantLocked(Ticket t, Lane lane) {
+    private void grantLocked(Ticket t, Lane lane, long now) {
         if (!ownBudgetLeft(lane)) {
             lane.borrowedGrants++;
         }
+        lane.busyUntil(now);
         lane.executing++;
         executing++;
         lane.grants++;
-        if (policy == Scheduling.WEIGHTED) {
-            virtualPass = Math.max(virtualPass, lane.pass);
-            lane.pass += STRIDE / lane.weight;
-        }
+        policy.granted(lane);
+        t.grantedNanos = now;
         t.state = State.RUNNING;
     }
 
-    private void releaseLocked(Lane lane) {
+    private void releaseLocked(Lane lane, long now) {
+        lane.busyUntil(now);
         lane.executing--;
         executing--;
     }
 
-    private void enqueueLocked(Ticket t, Lane lane, long now) {
-        t.expiresNanos = now + lane.maxWaitNanos;
-        t.deadlineNanos = now + lane.delayTargetNanos;
-        if (lane.head == null && policy == Scheduling.WEIGHTED) {
-            // A class that was idle does not bank credit for the time it had nothing to run.
-            lane.pass = Math.max(lane.pass, virtualPass);
+    private void enqueueLocked(Ticket t, Lane lane) {
+        t.deadlineNanos = t.enteredNanos + lane.delayTargetNanos;
+        if (lane.head == null) {
+            policy.becameBusy(lane);
         }
         t.prev = lane.tail;
         t.next = null;
@@ -436,8 +495,7 @@ final class Scheduler {
     }
 
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
-    private Ticket dispatchLocked(Ticket ready) {
-        long now = parked > 0 ? clock.nanoTime() : 0;
+    private Ticket dispatchLocked(Ticket ready, long now) {
         while (parked > 0 && executing < maxExecuting) {
             Lane lane = pick(false);
             if (lane == null && borrowing) {
@@ -448,8 +506,10 @@ final class Scheduler {
             }
             Ticket t = lane.head;
             unlinkLocked(t, lane);
-            grantLocked(t, lane);
-            lane.waitNanos += Math.max(0, now - t.enteredNanos);
+            grantLocked(t, lane, now);
+            long waited = Math.max(0, now - t.enteredNanos);
+            lane.waitNanos += waited;
+            lane.waitBuckets[WaitHistogram.bucket(waited)]++;
             t.readyNext = ready;
             ready = t;
         }
@@ -469,11 +529,10 @@ final class Scheduler {
             }
             if (best == null) {
                 best = lane;
-                if (policy != Scheduling.WEIGHTED && policy != Scheduling.EARLIEST_DEADLINE) {
+                if (policy.firstWins()) {
                     return best;
                 }
-            } else if (policy == Scheduling.WEIGHTED ? lane.pass < best.pass
-                    : lane.head.deadlineNanos - best.head.deadlineNanos < 0) {
+            } else if (policy.before(lane, best)) {
                 best = lane;
             }
         }
@@ -497,18 +556,22 @@ final class Scheduler {
         }
     }
 
-    /** A consistent copy of every counter. */
+    /** A consistent copy of every counter and the settings in force. */
     EngineSnapshot snapshot(EngineSnapshot.Sessions sessions) {
+        long now = clock.nanoTime();
         lock.lock();
         try {
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
+                l.busyUntil(now);
                 stats.add(new ClassStats(l.name, l.budget, l.minBudget, l.reserve, l.weight, l.executing,
-                        Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.rejected, l.expired, l.cancelled,
-                        l.queueFull, l.sessionsAdmitted, l.sessionsRefusedQueued, l.sessionsRefusedRate,
-                        l.borrowedGrants, l.grants, l.waitNanos, l.sessions.rate(), l.sessions.burst()));
+                        Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
+                        l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
+                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.borrowedGrants, l.grants, l.waitNanos,
+                        l.waitBuckets.clone(), l.serviceNanos, l.bytes, l.busyNanos, l.sessions.rate(),
+                        l.sessions.burst()));
             }
-            return new EngineSnapshot(policy, maxExecuting, executing, parked, stats, sessions);
+            return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now);
         } finally {
             lock.unlock();
         }

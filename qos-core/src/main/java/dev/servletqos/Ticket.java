@@ -35,7 +35,12 @@ public final class Ticket {
         /** Ended: waited longer than its class's maximum wait. */
         EXPIRED,
         /** Ended: the client went away while it waited. */
-        CANCELLED
+        CANCELLED,
+        /**
+         * Ended: the permit was held but the container declined the request (e.g. no handler took it, or a
+         * resume could not be scheduled); counted apart from completed requests.
+         */
+        DECLINED
     }
 
     /** Told when a parked ticket leaves its queue on the engine's initiative. Called at most once, never under a lock. */
@@ -67,8 +72,10 @@ public final class Ticket {
     /** Queue links and times, guarded by the scheduler's lock. */
     Ticket prev;
     Ticket next;
-    long expiresNanos;
+    /** While parked: the EDF deadline (arrival + the class's delay target then). */
     long deadlineNanos;
+    /** Once running: when the permit was granted (service time is measured from here). */
+    long grantedNanos;
     /** Tickets to notify after the scheduler's lock is released; guarded by it until handed over. */
     Ticket readyNext;
 
@@ -144,7 +151,25 @@ public final class Ticket {
      * and hands it to the next waiting request. A PARKED ticket becomes CANCELLED. Ended tickets: no-op.
      */
     public void complete() {
-        scheduler.finish(this);
+        scheduler.finish(this, -1, false);
+    }
+
+    /**
+     * {@link #complete()}, telling the engine the size of the response body in bytes (a sensor of the
+     * control loop); a negative size means unknown.
+     */
+    public void complete(long responseBytes) {
+        scheduler.finish(this, responseBytes, false);
+    }
+
+    /**
+     * The container declined a RUNNING request (nothing served it, or its resume could not be scheduled):
+     * releases the permit like {@link #complete()}, but the request is counted as declined, not completed, so
+     * that it does not count as service in the control loop's samples. A PARKED ticket becomes CANCELLED;
+     * ended tickets: no-op.
+     */
+    public void decline() {
+        scheduler.finish(this, -1, true);
     }
 
     /**

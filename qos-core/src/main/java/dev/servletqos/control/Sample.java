@@ -1,5 +1,8 @@
 package dev.servletqos.control;
 
+import dev.servletqos.ClassStats;
+import dev.servletqos.EngineSnapshot;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -31,6 +34,35 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
             }
         }
         return null;
+    }
+
+    /**
+     * The period between two snapshots of one engine: counters become rates over the time between them,
+     * waits and service times become means over the requests granted or completed in between.
+     *
+     * @param earlier the snapshot at the start of the period
+     * @param later   the snapshot at its end
+     * @param cpu     the process's CPU load over the period (0..1), or NaN
+     */
+    public static Sample between(EngineSnapshot earlier, EngineSnapshot later, double cpu) {
+        double seconds = Math.max(1e-9, (later.nanos() - earlier.nanos()) / 1e9);
+        List<ClassSample> classes = new ArrayList<>(later.classes().size());
+        for (int i = 0; i < later.classes().size(); i++) {
+            ClassStats b = later.classes().get(i);
+            ClassStats a = earlier.classes().get(i);
+            long grants = b.grants() - a.grants();
+            long completed = b.completed() - a.completed();
+            long refused = b.rejected() + b.expired() + b.cancelled() - a.rejected() - a.expired() - a.cancelled();
+            double busy = (b.busyNanos() - a.busyNanos()) / 1e9 / seconds;
+            classes.add(new ClassSample(b.name(), b.budget(), (b.entered() - a.entered()) / seconds,
+                    grants / seconds, completed / seconds, refused / seconds,
+                    grants > 0 ? (b.waitNanos() - a.waitNanos()) / 1e9 / grants : Double.NaN,
+                    WaitHistogram.difference(b.waitBuckets(), a.waitBuckets()),
+                    completed > 0 ? (b.serviceNanos() - a.serviceNanos()) / 1e9 / completed : Double.NaN,
+                    (b.bytes() - a.bytes()) / seconds, busy, busy / later.maxExecuting(), b.queued(),
+                    b.executing()));
+        }
+        return new Sample(seconds, later.maxExecuting(), cpu, classes);
     }
 
     /** The number of classes. */

@@ -1,5 +1,7 @@
 package dev.servletqos.servlet;
 
+import dev.servletqos.Attributes;
+import dev.servletqos.Periodic;
 import dev.servletqos.PolicyException;
 import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
@@ -24,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Server-side quality of service for one web application in any Servlet 6 container (Tomcat, Jetty ee10/ee11,
@@ -72,7 +73,7 @@ import java.util.concurrent.TimeUnit;
 public class QosFilter implements Filter {
 
     /** Servlet context attribute under which the filter publishes its engine (the same as the valve's). */
-    public static final String ENGINE_ATTRIBUTE = QosEngine.class.getName();
+    public static final String ENGINE_ATTRIBUTE = Attributes.ENGINE;
     /** Prefix of a {@code policy} init parameter naming a class path resource. */
     public static final String CLASSPATH_PREFIX = "classpath:";
 
@@ -80,8 +81,6 @@ public class QosFilter implements Filter {
     private static final List<String> INIT_PARAMETERS = List.of("policy", "maxExecuting", "scheduling",
             "defaultClass");
     private static final System.Logger log = System.getLogger(QosFilter.class.getName());
-    /** How often parked requests past their maximum wait are expired. */
-    private static final long SWEEP_MILLIS = 100;
 
     private volatile QosEngine engine;
     private ServletContext servletContext;
@@ -110,13 +109,7 @@ public class QosFilter implements Filter {
             sweeperThread = t;
             return t;
         });
-        sweeper.scheduleWithFixedDelay(() -> {
-            try {
-                e.expireOverdue();
-            } catch (RuntimeException | Error ex) {
-                log.log(System.Logger.Level.ERROR, "servlet-qos: expiring overdue requests failed", ex);
-            }
-        }, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        e.start(Periodic.on(sweeper));
         engine = e;
         servletContext.log("servlet-qos: " + policy.classes().size() + " classes, " + policy.scheduling().key()
                 + ", max-executing " + policy.maxExecuting() + " (policy " + config.getInitParameter("policy")
@@ -127,6 +120,9 @@ public class QosFilter implements Filter {
     public void destroy() {
         QosEngine e = engine;
         engine = null;
+        if (e != null) {
+            e.stop();
+        }
         if (sweeper != null) {
             sweeper.shutdownNow();
             Thread t = sweeperThread;

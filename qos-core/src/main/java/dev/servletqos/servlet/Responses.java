@@ -11,7 +11,7 @@ import java.io.IOException;
 public final class Responses {
 
     /** Request attribute holding the service class name of the request, for the application to read. */
-    public static final String CLASS_ATTRIBUTE = "dev.servletqos.class";
+    public static final String CLASS_ATTRIBUTE = dev.servletqos.Attributes.CLASS;
 
     private Responses() {
     }

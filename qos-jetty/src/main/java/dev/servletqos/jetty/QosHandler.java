@@ -3,12 +3,12 @@ package dev.servletqos.jetty;
 import dev.servletqos.ClassPolicy;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
+import dev.servletqos.Periodic;
 import dev.servletqos.PolicyException;
 import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
 import dev.servletqos.QosPolicy;
 import dev.servletqos.Ticket;
-import dev.servletqos.servlet.Responses;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -104,15 +104,15 @@ public class QosHandler extends Handler.Wrapper {
      * Request attribute holding the request's service class name, as with the Tomcat valve and the filter.
      * (A compile-time constant: using it does not load the servlet API.)
      */
-    public static final String CLASS_ATTRIBUTE = Responses.CLASS_ATTRIBUTE;
+    public static final String CLASS_ATTRIBUTE = dev.servletqos.Attributes.CLASS;
 
     /** Attribute (of the context, or of the server) under which the running engine is published. */
-    public static final String ENGINE_ATTRIBUTE = QosEngine.class.getName();
+    public static final String ENGINE_ATTRIBUTE = dev.servletqos.Attributes.ENGINE;
 
     private static final Logger LOG = LoggerFactory.getLogger(QosHandler.class);
 
     /** How often parked requests past their maximum wait are expired. */
-    private static final long SWEEP_MILLIS = 100;
+    private static final long SWEEP_MILLIS = QosEngine.SWEEP_MILLIS;
     /** Slack kept between the latest 503 of an expired request (max-wait + one sweep) and an idle timeout. */
     private static final long IDLE_MARGIN_MILLIS = 1000;
 
@@ -128,7 +128,8 @@ public class QosHandler extends Handler.Wrapper {
      * request must not be run into the wrapped handler any more.
      */
     private volatile QosEngine engine;
-    private Sweeper sweeper;
+    /** The engine whose periodic work runs on the server's scheduler, until the engine is withdrawn. */
+    private QosEngine started;
     private Attributes published;
     /** Requests waiting now, so that a stop can answer them instead of leaving them hanging. */
     private final Set<Parked> parked = ConcurrentHashMap.newKeySet();
@@ -323,8 +324,8 @@ public class QosHandler extends Handler.Wrapper {
         engine = e;
         published = context != null ? context : server;
         published.setAttribute(ENGINE_ATTRIBUTE, e);
-        sweeper = new Sweeper(e, server.getScheduler());
-        sweeper.start();
+        e.start(new JettyPeriodic(server.getScheduler()));
+        started = e;
         try {
             super.doStart();
         } catch (Throwable x) {
@@ -363,9 +364,9 @@ public class QosHandler extends Handler.Wrapper {
                 p.abandon();
             }
         } finally {
-            if (sweeper != null) {
-                sweeper.stop();
-                sweeper = null;
+            if (started != null) {
+                started.stop();
+                started = null;
             }
             if (published != null) {
                 published.removeAttribute(ENGINE_ATTRIBUTE);
@@ -652,17 +653,38 @@ public class QosHandler extends Handler.Wrapper {
         }
     }
 
-    /** Expires overdue parked requests every {@value #SWEEP_MILLIS} ms on the server's scheduler. */
-    private static final class Sweeper implements Runnable {
-        private final QosEngine engine;
+    /**
+     * The engine's {@link Periodic} seam over the server's {@link Scheduler}: each task schedules its next run
+     * when it has run, so it never overlaps with itself.
+     */
+    private static final class JettyPeriodic implements Periodic {
         private final Scheduler scheduler;
+
+        JettyPeriodic(Scheduler scheduler) {
+            this.scheduler = scheduler;
+        }
+
+        @Override
+        public Cancellable schedule(Runnable task, Duration period) {
+            Repeating r = new Repeating(scheduler, task, period.toNanos());
+            r.start();
+            return r::stop;
+        }
+    }
+
+    /** One periodic task of the engine on the server's scheduler. */
+    private static final class Repeating implements Runnable {
+        private final Scheduler scheduler;
+        private final Runnable work;
+        private final long periodNanos;
         private volatile boolean stopped;
         private volatile Scheduler.Task task;
         private volatile LifeCycle.Listener whenStarted;
 
-        Sweeper(QosEngine engine, Scheduler scheduler) {
-            this.engine = engine;
+        Repeating(Scheduler scheduler, Runnable work, long periodNanos) {
             this.scheduler = scheduler;
+            this.work = work;
+            this.periodNanos = periodNanos;
         }
 
         void start() {
@@ -683,7 +705,7 @@ public class QosHandler extends Handler.Wrapper {
 
         private void schedule() {
             if (!stopped) {
-                Scheduler.Task t = scheduler.schedule(this, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+                Scheduler.Task t = scheduler.schedule(this, periodNanos, TimeUnit.NANOSECONDS);
                 task = t;
                 if (stopped) {
                     // stop() ran meanwhile and may have cancelled the previous task instead of this one
@@ -695,9 +717,9 @@ public class QosHandler extends Handler.Wrapper {
         @Override
         public void run() {
             try {
-                engine.expireOverdue();
+                work.run();
             } catch (RuntimeException e) {
-                LOG.error("servlet-qos: expiring overdue requests failed", e);
+                LOG.error("servlet-qos: a periodic task failed", e);
             } finally {
                 schedule();
             }

@@ -1,6 +1,8 @@
 package dev.servletqos.tomcat;
 
+import dev.servletqos.Attributes;
 import dev.servletqos.EngineSnapshot;
+import dev.servletqos.Periodic;
 import dev.servletqos.PolicyException;
 import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
@@ -15,8 +17,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.catalina.Container;
 import org.apache.catalina.Context;
 import org.apache.catalina.Engine;
@@ -48,12 +48,10 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
 public class QosValve extends ValveBase {
 
     /** Servlet context attribute under which the valve publishes its engine (for tier cookies, /qos, JMX). */
-    public static final String ENGINE_ATTRIBUTE = QosEngine.class.getName();
+    public static final String ENGINE_ATTRIBUTE = Attributes.ENGINE;
 
     private static final Log log = LogFactory.getLog(QosValve.class);
     private static final String TICKET_NOTE = "dev.servletqos.ticket";
-    /** How often parked requests past their maximum wait are expired. */
-    private static final long SWEEP_MILLIS = 100;
 
     private String policy;
     private Integer maxExecuting;
@@ -61,7 +59,6 @@ public class QosValve extends ValveBase {
     private String defaultClass;
 
     private volatile QosEngine engine;
-    private ScheduledFuture<?> sweeper;
     private ScheduledExecutorService ownExecutor;
 
     public QosValve() {
@@ -131,14 +128,7 @@ public class QosValve extends ValveBase {
             });
             executor = ownExecutor;
         }
-        QosEngine e = engine;
-        sweeper = executor.scheduleWithFixedDelay(() -> {
-            try {
-                e.expireOverdue();
-            } catch (RuntimeException | Error ex) {
-                log.error("servlet-qos: expiring overdue requests failed", ex);
-            }
-        }, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        engine.start(Periodic.on(executor));
         warnAboutFiltersSkippedOnResume();
         log.info("servlet-qos: " + p.classes().size() + " classes, " + p.scheduling().key() + ", max-executing "
                 + p.maxExecuting() + " (policy " + policy + ")");
@@ -148,9 +138,8 @@ public class QosValve extends ValveBase {
     @Override
     protected void stopInternal() throws LifecycleException {
         super.stopInternal();
-        if (sweeper != null) {
-            sweeper.cancel(false);
-            sweeper = null;
+        if (engine != null) {
+            engine.stop();
         }
         if (ownExecutor != null) {
             ownExecutor.shutdownNow();

@@ -1,0 +1,229 @@
+package dev.servletqos;
+
+import dev.servletqos.control.ControlLaw;
+import dev.servletqos.control.EngineSampleSource;
+import dev.servletqos.control.Sample;
+import dev.servletqos.control.SampleSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The thin shell that runs a control law every period on the engine's {@link Periodic} seam: take the
+ * period's sample, ask the law, apply its budgets (and rates) through the engine's settings seam as the
+ * {@link Settings.Source#CONTROLLER}. The law is the one the control mode selects, rebuilt when the mode or
+ * gains change, or an override (an identification run).
+ *
+ * <p>Failures never reach requests: a sample source or law that throws, or an output with a number that is
+ * not finite, keeps the last good settings, is counted, and is logged once per burst of failures.
+ *
+ * <p>Thread-safe: the periodic task, the settings writers (who synchronise on this object, so that an
+ * operator's change and the controller's are never lost to each other) and status readers.
+ */
+final class ControlLoop {
+
+    private static final System.Logger LOG = System.getLogger(ControlLoop.class.getName());
+
+    /** Used while the policy names no gains: paper 001's values (Section IV-C). */
+    static final Settings.Gains PAPER_ABSOLUTE = new Settings.Gains(-0.80, 0.30);
+    static final Settings.Gains PAPER_RELATIVE = new Settings.Gains(0.30, 0.05);
+
+    private final QosEngine engine;
+    private final boolean antiWindup;
+    private volatile SampleSource source;
+    private volatile ControlLaw override;
+
+    // guarded by this
+    private Periodic periodic;
+    private Periodic.Cancellable task;
+    private Duration scheduledPeriod;
+    private ControlLaw law;
+    private Settings.Control lawControl;
+    private boolean failing;
+    private long periods;
+    private long failures;
+    private String lastFailure;
+    private Sample lastSample;
+    private ControlStatus.Reading[] readings;
+    private final long[] saturatedPeriods;
+
+    ControlLoop(QosEngine engine) {
+        this.engine = engine;
+        this.antiWindup = true;
+        this.saturatedPeriods = new long[engine.policy().classes().size()];
+        this.readings = new ControlStatus.Reading[saturatedPeriods.length];
+    }
+
+    /** The control settings a policy starts with. */
+    static Settings.Control controlOf(QosPolicy policy) {
+        return new Settings.Control(Settings.Mode.OFF, Duration.ofSeconds(1), 0, PAPER_ABSOLUTE, PAPER_RELATIVE);
+    }
+
+    /** The law for a control mode, or null when off. */
+    ControlLaw lawFor(Settings.Control c) {
+        return null;
+    }
+
+    synchronized void start(Periodic p) {
+        periodic = p;
+        if (source == null) {
+            source = new EngineSampleSource(engine);
+        }
+        source.sample(); // the first period starts now
+        schedule(engine.settings().control().period());
+    }
+
+    synchronized void stop() {
+        if (task != null) {
+            task.cancel();
+        }
+        task = null;
+        periodic = null;
+        scheduledPeriod = null;
+    }
+
+    void useSource(SampleSource s) {
+        if (s == null) {
+            throw new NullPointerException("sample source");
+        }
+        synchronized (this) {
+            source = s;
+            if (periodic != null) {
+                s.sample();
+            }
+        }
+    }
+
+    void override(ControlLaw l) {
+        override = l;
+    }
+
+    /** Called by the engine after any settings change: a new period takes effect at once. */
+    synchronized void applied(Settings s) {
+        if (periodic != null && !s.control().period().equals(scheduledPeriod)) {
+            task.cancel();
+            schedule(s.control().period());
+        }
+    }
+
+    private void schedule(Duration period) {
+        scheduledPeriod = period;
+        task = periodic.schedule(this::tick, period);
+    }
+
+    /** One control period. */
+    synchronized void tick() {
+        if (periodic == null) {
+            return;
+        }
+        Sample sample;
+        try {
+            sample = source.sample();
+        } catch (RuntimeException e) {
+            fail("the sample source failed: " + e, e);
+            return;
+        }
+        periods++;
+        lastSample = sample;
+        Settings current = engine.settings();
+        ControlLaw l = override;
+        if (l == null) {
+            if (!current.control().equals(lawControl)) {
+                lawControl = current.control();
+                law = lawFor(lawControl);
+            }
+            l = law;
+        }
+        if (l == null) {
+            record(sample, current, current, current);
+            failing = false;
+            return;
+        }
+        Settings next;
+        try {
+            next = l.next(sample, current);
+            check(next, current);
+        } catch (RuntimeException e) {
+            fail("the control law " + l.getClass().getSimpleName() + " failed: " + e.getMessage(), e);
+            return;
+        }
+        // Only what a controller owns comes from the law; targets, gains and mode stay as the operator left them.
+        Settings merged = current.withMaxExecuting(next.maxExecuting());
+        for (int i = 0; i < current.classes().size(); i++) {
+            Settings.ClassSettings c = merged.get(i);
+            Settings.ClassSettings n = next.get(i);
+            merged = merged.withClass(i, c.withBudget(n.budget()).withSessionRate(n.sessionRate(), n.sessionBurst()));
+        }
+        // an unchanged output changes nothing, not even who set the settings last
+        Settings applied = merged.equals(current) ? current : engine.apply(merged, Settings.Source.CONTROLLER);
+        record(sample, current, next, applied);
+        failing = false;
+    }
+
+    private static void check(Settings next, Settings current) {
+        if (next == null) {
+            throw new IllegalStateException("returned no settings");
+        }
+        if (next.classes().size() != current.classes().size()) {
+            throw new IllegalStateException("returned " + next.classes().size() + " classes, expected "
+                    + current.classes().size());
+        }
+        for (Settings.ClassSettings c : next.classes()) {
+            if (!Double.isFinite(c.sessionRate())) {
+                throw new IllegalStateException("returned session rate " + c.sessionRate() + " for " + c.name());
+            }
+        }
+    }
+
+    private void fail(String message, RuntimeException e) {
+        failures++;
+        lastFailure = message;
+        if (!failing) {
+            // once per burst: a law that fails every period would otherwise fill the log
+            LOG.log(System.Logger.Level.WARNING, "servlet-qos: " + message + "; the last good settings stay in "
+                    + "force (logged once until the loop succeeds again)", e);
+        }
+        failing = true;
+    }
+
+    private void record(Sample sample, Settings current, Settings asked, Settings applied) {
+        Settings.Mode mode = current.control().mode();
+        double q = current.control().delayQuantile();
+        for (int i = 0; i < readings.length; i++) {
+            double target = current.get(i).delayTarget().toNanos() / 1e9;
+            double delay = sample.get(i).active() ? sample.get(i).delay(q) : Double.NaN;
+            double reference = target;
+            double measured = delay;
+            if (mode == Settings.Mode.RELATIVE) {
+                if (i == 0) {
+                    reference = Double.NaN;
+                    measured = Double.NaN;
+                } else {
+                    reference = target / (current.get(i - 1).delayTarget().toNanos() / 1e9);
+                    double above = sample.get(i - 1).active() ? sample.get(i - 1).delay(q) : Double.NaN;
+                    measured = delay / above;
+                }
+            }
+            int out = asked.get(i).budget();
+            int got = applied.get(i).budget();
+            boolean saturated = out != got;
+            if (saturated) {
+                saturatedPeriods[i]++;
+            }
+            readings[i] = new ControlStatus.Reading(current.get(i).name(), reference, measured, reference - measured,
+                    out, got, saturated, saturatedPeriods[i]);
+        }
+    }
+
+    synchronized ControlStatus status() {
+        List<ControlStatus.Reading> r = new ArrayList<>(readings.length);
+        Settings s = engine.settings();
+        for (int i = 0; i < readings.length; i++) {
+            r.add(readings[i] != null ? readings[i] : new ControlStatus.Reading(s.get(i).name(),
+                    s.get(i).delayTarget().toNanos() / 1e9, Double.NaN, Double.NaN, s.get(i).budget(),
+                    s.get(i).budget(), false, 0));
+        }
+        return new ControlStatus(s.control().mode(), periodic != null, override != null, periods, failures,
+                lastFailure, lastSample, r);
+    }
+}
