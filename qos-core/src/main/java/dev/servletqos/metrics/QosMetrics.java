@@ -1,9 +1,11 @@
 package dev.servletqos.metrics;
 
 import dev.servletqos.ClassStats;
+import dev.servletqos.ControlStatus;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.TierCookies;
+import dev.servletqos.control.WaitHistogram;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -22,10 +24,20 @@ import java.util.function.ToDoubleFunction;
  * request path: every meter reads the engine's snapshot). Names are {@code qos.*}; the class is the tag
  * {@code qos.class}, from the policy's bounded set; outcomes and reasons are tags too:
  * <ul>
- *   <li>{@code qos.requests} (counter; {@code outcome} = completed, rejected, expired, cancelled)</li>
+ *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
+ *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
  *   <li>{@code qos.rejections} (counter; {@code reason} = session-queued, session-rate, queue-full)</li>
  *   <li>{@code qos.sessions} (counter; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
+ *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
+ *       that waited up to that long, not cumulative across buckets; the buckets of {@link WaitHistogram})</li>
+ *   <li>{@code qos.service} (timer: completed requests and their time from grant to completion)</li>
+ *   <li>{@code qos.response.bytes} (counter: response bytes of completed requests, where known)</li>
+ *   <li>{@code qos.busy} (counter: permit-seconds held, the integral of executing over time)</li>
+ *   <li>{@code qos.control.reference}, {@code qos.control.measured}, {@code qos.control.error},
+ *       {@code qos.control.output} (gauges per class: the control loop's last period) and
+ *       {@code qos.control.saturated} (counter per class: periods whose output was clamped);
+ *       {@code qos.control.periods} and {@code qos.control.failures} (counters, no class)</li>
  *   <li>{@code qos.executing}, {@code qos.queued}, {@code qos.budget}, {@code qos.borrowed} (gauges)</li>
  *   <li>{@code qos.max.executing}, {@code qos.session.table.size} (gauges, no class)</li>
  *   <li>{@code qos.cookies} (counter; {@code cookie} = tier, session; {@code result} = valid, missing,
@@ -43,6 +55,7 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     private final Tags extraTags;
     private final List<Meter> meters = new ArrayList<>();
     private MeterRegistry registry;
+    private final long cacheNanos;
     private volatile EngineSnapshot cached;
     private volatile long cachedAt;
 
@@ -53,14 +66,23 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
 
     /** Meters for this engine, with extra tags (e.g. the application's name when several are bound). */
     public QosMetrics(QosEngine engine, Iterable<io.micrometer.core.instrument.Tag> tags) {
+        this(engine, tags, CACHE_MILLIS);
+    }
+
+    /**
+     * Meters for this engine, with extra tags, reading the engine's snapshot at most once every
+     * {@code cacheMillis} ms (0: at every read; tests on a fake clock use it).
+     */
+    public QosMetrics(QosEngine engine, Iterable<io.micrometer.core.instrument.Tag> tags, long cacheMillis) {
         this.engine = engine;
         this.extraTags = Tags.of(tags);
+        this.cacheNanos = TimeUnit.MILLISECONDS.toNanos(cacheMillis);
     }
 
     private EngineSnapshot snapshot() {
         long now = System.nanoTime();
         EngineSnapshot s = cached;
-        if (s == null || now - cachedAt > TimeUnit.MILLISECONDS.toNanos(CACHE_MILLIS)) {
+        if (s == null || now - cachedAt >= cacheNanos) {
             s = engine.snapshot();
             cached = s;
             cachedAt = now;
@@ -74,8 +96,11 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         for (ClassStats c : engine.snapshot().classes()) {
             String name = c.name();
             Tags tags = extraTags.and("qos.class", name);
+            counter("qos.arrivals", "Requests that entered", tags, name, ClassStats::entered);
             counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "completed"), name,
                     ClassStats::completed);
+            counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "declined"), name,
+                    ClassStats::declined);
             counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "rejected"), name,
                     ClassStats::rejected);
             counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "expired"), name,
@@ -97,6 +122,39 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                             TimeUnit.NANOSECONDS)
                     .description("Permits granted and the time requests waited in their queue for them")
                     .tags(tags).register(registry));
+            for (int b = 0; b < WaitHistogram.BUCKETS; b++) {
+                int bucket = b;
+                double le = WaitHistogram.upperSeconds(b);
+                meters.add(FunctionCounter.builder("qos.wait.buckets", this,
+                                m -> stat(m, name, c2 -> c2.waitBucket(bucket)))
+                        .description("Granted requests by how long they waited (this bucket only, not cumulative)")
+                        .baseUnit("requests").tags(tags.and("le", Double.isInfinite(le) ? "+Inf" : Double.toString(le)))
+                        .register(registry));
+            }
+            meters.add(FunctionTimer.builder("qos.service", this,
+                            m -> (long) stat(m, name, ClassStats::completed),
+                            m -> stat(m, name, ClassStats::serviceNanos), TimeUnit.NANOSECONDS)
+                    .description("Completed requests and their time from permit grant to completion")
+                    .tags(tags).register(registry));
+            meters.add(FunctionCounter.builder("qos.response.bytes", this, m -> stat(m, name, ClassStats::bytes))
+                    .description("Response bytes of completed requests, where the adapter knows them")
+                    .baseUnit("bytes").tags(tags).register(registry));
+            meters.add(FunctionCounter.builder("qos.busy", this, m -> stat(m, name, ClassStats::busyNanos) / 1e9)
+                    .description("Permit-seconds held by the class (the integral of executing over time)")
+                    .baseUnit("seconds").tags(tags).register(registry));
+            int index = engine.policy().classIndex(name);
+            control("qos.control.reference", "What the control loop aims for (delay target, or delay ratio)", tags,
+                    index, ControlStatus.Reading::reference);
+            control("qos.control.measured", "What the control loop measured last period", tags, index,
+                    ControlStatus.Reading::measured);
+            control("qos.control.error", "Reference minus measurement, last period", tags, index,
+                    ControlStatus.Reading::error);
+            control("qos.control.output", "The budget the control loop asked for, last period", tags, index,
+                    ControlStatus.Reading::output);
+            meters.add(FunctionCounter.builder("qos.control.saturated", engine,
+                            e -> e.controlStatus().classes().get(index).saturatedPeriods())
+                    .description("Control periods whose output was clamped (saturated)").baseUnit("periods")
+                    .tags(tags).register(registry));
             gauge("qos.executing", "Requests holding a permit", tags, name, ClassStats::executing);
             gauge("qos.queued", "Requests waiting for a permit", tags, name, ClassStats::queued);
             gauge("qos.budget", "Concurrency permits of the class", tags, name, ClassStats::budget);
@@ -108,6 +166,11 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         meters.add(Gauge.builder("qos.session.table.size", this, m -> m.snapshot().sessions().tableSize())
                 .description("Admitted sessions this node remembers").tags(extraTags).baseUnit("sessions")
                 .register(registry));
+        meters.add(FunctionCounter.builder("qos.control.periods", engine, e -> e.controlStatus().periods())
+                .description("Control periods run").baseUnit("periods").tags(extraTags).register(registry));
+        meters.add(FunctionCounter.builder("qos.control.failures", engine, e -> e.controlStatus().failures())
+                .description("Control periods whose sample or law failed; the last good settings stayed")
+                .baseUnit("periods").tags(extraTags).register(registry));
         for (TierCookies.Verified.Status st : TierCookies.Verified.Status.values()) {
             String result = st.name().toLowerCase(Locale.ROOT);
             meters.add(FunctionCounter.builder("qos.cookies", this, m -> m.snapshot().sessions().tierCookies(st))
@@ -128,6 +191,12 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                          ToDoubleFunction<ClassStats> f) {
         meters.add(FunctionCounter.builder(meter, this, m -> stat(m, className, f)).description(description)
                 .baseUnit("requests").tags(tags).register(registry));
+    }
+
+    private void control(String meter, String description, Tags tags, int index,
+                         ToDoubleFunction<ControlStatus.Reading> f) {
+        meters.add(Gauge.builder(meter, engine, e -> f.applyAsDouble(e.controlStatus().classes().get(index)))
+                .description(description).tags(tags).register(registry));
     }
 
     private void gauge(String meter, String description, Tags tags, String className,
