@@ -85,8 +85,14 @@ class InvariantFuzzTest {
                 model.containerExpiresOne(random);
             } else if (op < 90) {
                 model.cancelOne(random);
-            } else if (op < 97) {
+            } else if (op < 94) {
                 model.setBudget(CLASSES[random.nextInt(CLASSES.length)], random.nextInt(max + 1));
+            } else if (op < 97) {
+                int[] budgets = new int[CLASSES.length];
+                for (int k = 0; k < budgets.length; k++) {
+                    budgets[k] = random.nextInt(max + 5) - 2;
+                }
+                model.controllerSets(budgets);
             } else {
                 clock.advance(Duration.ofMillis(random.nextInt(20)));
             }
@@ -97,7 +103,8 @@ class InvariantFuzzTest {
         assertEquals(0, s.executing(), "no permit left: " + s);
         assertEquals(0, s.queued(), "no ticket left: " + s);
         for (ClassStats c : s.classes()) {
-            assertEquals(c.entered(), c.completed() + c.rejected() + c.expired() + c.cancelled(), c.toString());
+            assertEquals(c.entered(), c.completed() + c.declined() + c.rejected() + c.expired() + c.cancelled(),
+                    c.toString());
         }
     }
 
@@ -177,8 +184,11 @@ class InvariantFuzzTest {
 
         void completeOne(Random random) {
             Ticket t = any(random, State.RUNNING);
-            if (t != null) {
-                t.complete();
+            if (t != null && random.nextInt(5) == 0) {
+                t.decline();
+                assertEquals(State.DECLINED, t.state());
+            } else if (t != null) {
+                t.complete(random.nextInt(10_000));
                 assertEquals(State.COMPLETED, t.state());
             }
         }
@@ -206,6 +216,17 @@ class InvariantFuzzTest {
             engine.setBudget(c, b);
             budget[k] = b;
             ceiling[k] = Math.max(b, engine.snapshot().classes().get(k).executing());
+        }
+
+        /** The controller's output, clamped by the engine: never below min-budget, never above the total. */
+        void controllerSets(int[] budgets) {
+            Settings applied = engine.apply(engine.settings().withBudgets(budgets), Settings.Source.CONTROLLER);
+            for (int k = 0; k < budgets.length; k++) {
+                int b = applied.get(k).budget();
+                assertTrue(b >= applied.get(k).minBudget() && b <= applied.maxExecuting(), applied.toString());
+                budget[k] = b;
+                ceiling[k] = Math.max(b, engine.snapshot().classes().get(k).executing());
+            }
         }
 
         void check(String where) {

@@ -32,6 +32,30 @@ public final class ServletTickets {
     private ServletTickets() {
     }
 
+    /**
+     * The size of a finished response's body in bytes as far as the container knows it, or -1: a sensor for
+     * the control loop ({@link Ticket#complete(long)}).
+     */
+    @FunctionalInterface
+    public interface BytesWritten {
+        long of(HttpServletResponse response);
+
+        /** Where only the {@code Content-Length} header is known (the portable filter). */
+        static BytesWritten contentLength() {
+            return r -> {
+                String v = r.getHeader("Content-Length");
+                if (v == null) {
+                    return -1;
+                }
+                try {
+                    return Long.parseLong(v.trim());
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            };
+        }
+    }
+
     /** The rest of the request's processing after the adapter: the valve pipeline or the filter chain. */
     @FunctionalInterface
     public interface Application {
@@ -48,13 +72,14 @@ public final class ServletTickets {
      *             ASYNC dispatch through the adapter again) goes straight to the application; called before
      *             the request is suspended or run
      * @param app  runs the application
+     * @param bytes tells the response's size when the request is done
      */
     public static void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, Runnable mark,
-                             Application app) throws IOException, ServletException {
+                             Application app, BytesWritten bytes) throws IOException, ServletException {
         label(ticket, request, response);
         if (ticket.state() == Ticket.State.PARKED) {
             mark.run();
-            if (park(ticket, request, response)) {
+            if (park(ticket, request, response, bytes)) {
                 return;
             }
             // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
@@ -67,7 +92,7 @@ public final class ServletTickets {
         try {
             app.run();
         } finally {
-            releaseWhenDone(ticket, request);
+            releaseWhenDone(ticket, request, response, bytes);
         }
     }
 
@@ -95,18 +120,19 @@ public final class ServletTickets {
      * request: now, or, if the application went asynchronous, when the request completes. Call it on the thread
      * that ran the application, after the application returned (also when it threw).
      */
-    static void releaseWhenDone(Ticket ticket, HttpServletRequest request) {
+    static void releaseWhenDone(Ticket ticket, HttpServletRequest request, HttpServletResponse response,
+                                BytesWritten bytes) {
         // While this container thread has not returned, isAsyncStarted() is still true even if the application
         // already called complete() or dispatch(): the container defers both until the thread leaves, so the
         // listener added here cannot miss onComplete.
         if (!request.isAsyncStarted()) {
-            ticket.complete();
+            ticket.complete(bytes.of(response));
             return;
         }
         try {
-            request.getAsyncContext().addListener(new CompletionListener(ticket));
+            request.getAsyncContext().addListener(new CompletionListener(ticket, response, bytes));
         } catch (IllegalStateException ex) {
-            ticket.complete();
+            ticket.complete(bytes.of(response));
         }
     }
 
@@ -125,7 +151,8 @@ public final class ServletTickets {
      *         front of the adapter does not support async). The ticket is then CANCELLED (the caller answers
      *         {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs the request)
      */
-    static boolean park(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
+    static boolean park(Ticket ticket, HttpServletRequest request, HttpServletResponse response,
+                        BytesWritten bytes) {
         if (request.getHeader("Upgrade") != null) {
             ticket.cancel();
             return false;
@@ -143,7 +170,8 @@ public final class ServletTickets {
             return false;
         }
         async.setTimeout(ticket.maxWaitNanos() / 1_000_000 + CONTAINER_TIMEOUT_MARGIN_MILLIS);
-        ParkedRequest parked = new ParkedRequest(ticket, async, request.getHeader("Accept"), request.getMethod());
+        ParkedRequest parked = new ParkedRequest(ticket, async, request.getHeader("Accept"), request.getMethod(),
+                response, bytes);
         async.addListener(parked);
         ticket.await(parked);
         return true;
@@ -160,12 +188,19 @@ public final class ServletTickets {
         private final String accept;
         private final String method;
         private final AtomicBoolean taken = new AtomicBoolean();
+        private final HttpServletResponse response;
+        private final BytesWritten bytes;
+        /** Granted, but answered 503 instead of being run: the permit is released as declined, not served. */
+        private volatile boolean declined;
 
-        ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method) {
+        ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method, HttpServletResponse response,
+                      BytesWritten bytes) {
             this.ticket = ticket;
             this.async = async;
             this.accept = accept;
             this.method = method;
+            this.response = response;
+            this.bytes = bytes;
         }
 
         @Override
@@ -178,7 +213,7 @@ public final class ServletTickets {
                 async.dispatch();
             } catch (IllegalStateException ex) {
                 // the request already ended (client gone, container error): nobody will run it
-                ticket.complete();
+                ticket.decline();
             }
         }
 
@@ -208,8 +243,10 @@ public final class ServletTickets {
             // Normally the engine expires the ticket seconds before this backstop fires. If a permit was just
             // granted but the resume has not happened, the container gives up anyway: answer 503 here and let
             // onComplete release the permit.
-            ticket.expire();
+            boolean wasParked = ticket.expire();
             if (taken.compareAndSet(false, true)) {
+                // granted but never resumed: its permit is released as declined when the request completes
+                declined = !wasParked;
                 answer(ticket.busyRejection());
             }
         }
@@ -221,7 +258,11 @@ public final class ServletTickets {
 
         @Override
         public void onComplete(AsyncEvent event) {
-            ticket.complete();
+            if (declined) {
+                ticket.decline();
+            } else {
+                ticket.complete(bytes.of(response));
+            }
         }
 
         @Override
@@ -234,14 +275,18 @@ public final class ServletTickets {
     /** Releases the permit of a request whose application went asynchronous. */
     private static final class CompletionListener implements AsyncListener {
         private final Ticket ticket;
+        private final HttpServletResponse response;
+        private final BytesWritten bytes;
 
-        CompletionListener(Ticket ticket) {
+        CompletionListener(Ticket ticket, HttpServletResponse response, BytesWritten bytes) {
             this.ticket = ticket;
+            this.response = response;
+            this.bytes = bytes;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
-            ticket.complete();
+            ticket.complete(bytes.of(response));
         }
 
         @Override

@@ -523,15 +523,16 @@ public class QosHandler extends Handler.Wrapper {
         // Completion comes once the response is sent, whether the handler finished on this thread, on
         // another one later, or threw (Jetty then writes the error and completes the stream).
         try {
-            Request.addCompletionListener(request, failure -> ticket.complete());
+            Request.addCompletionListener(request,
+                    failure -> ticket.complete(Response.getContentBytesWritten(response)));
         } catch (Throwable x) {
             ticket.complete();
             throw x;
         }
         boolean handled = next.handle(request, response, callback);
         if (!handled) {
-            // Another handler (or the server's 404) answers it: that needs no permit.
-            ticket.complete();
+            // Another handler (or the server's 404) answers it: that needs no permit, and it was not served.
+            ticket.decline();
         }
         return handled;
     }
@@ -543,7 +544,7 @@ public class QosHandler extends Handler.Wrapper {
         try {
             Request.addCompletionListener(request, failure -> {
                 parked.remove(p);
-                ticket.complete();
+                ticket.complete(Response.getContentBytesWritten(response));
             });
             request.addFailureListener(p::failed);
         } catch (Throwable x) {
@@ -622,6 +623,7 @@ public class QosHandler extends Handler.Wrapper {
             }
             try {
                 if (!next.handle(request, response, callback)) {
+                    ticket.decline();
                     Response.writeError(request, response, callback, HttpStatus.NOT_FOUND_404);
                 }
             } catch (Throwable x) {
@@ -639,7 +641,7 @@ public class QosHandler extends Handler.Wrapper {
          * refused the task) and answers the request 503 with {@code Retry-After}.
          */
         private void unavailable() {
-            ticket.complete();
+            ticket.decline();
             Refusals.write(request, response, callback, ticket.busyRejection());
         }
 
