@@ -37,17 +37,22 @@ public final class ControlLaws {
     public static final Gains DEFAULT_RELATIVE = new Gains(0.30, 0.05);
 
     /**
-     * Delays below 1 ms are not told apart: the {@link WaitHistogram}'s first bucket holds everything up to
-     * 1 ms, requests run at once among them. The relative law measures ratios of delays no smaller than this.
+     * 1 ms: delays below it are not told apart (the {@link WaitHistogram}'s first bucket holds everything up to
+     * 1 ms, requests run at once among them), so delay ratios are taken of delays no smaller than this.
      */
-    static final double DELAY_FLOOR_SECONDS = 0.001;
+    public static final double DELAY_FLOOR_SECONDS = 0.001;
 
     private ControlLaws() {
     }
 
     /**
-     * Absolute delay control (paper 001 eq. 1, one PI per class, budgets granted in priority order), see
-     * {@link AbsoluteDelayLaw}.
+     * Absolute delay control, paper 001 section III.D: per class k, {@code B_k(m) = B_k(m-1) + g (E_k(m) -
+     * r E_k(m-1))} (eq. 1) with {@code E_k = delayTarget_k - C_k}, the delay measured at the settings'
+     * {@code delayQuantile}, in seconds; budgets kept as real numbers and granted as integers in priority order
+     * from {@code maxExecuting}, each at least its {@code minBudget}, so that when permits are short the lowest
+     * classes miss their targets first. A class with nothing granted and nothing waiting holds its budget; one
+     * with requests waiting but none granted counts as late by one period. Readings: one per class, reference
+     * and measured in seconds, output the budget granted.
      *
      * @param gains      the PI's gain and zero, e.g. {@link #DEFAULT_ABSOLUTE} or
      *                   {@code settings.control().absolute()}; fixed for the law's life
@@ -61,8 +66,12 @@ public final class ControlLaws {
     }
 
     /**
-     * Relative delay control (paper 001 eq. 1 on the delay ratio of each pair of adjacent classes, budgets
-     * normalised to the total), see {@link RelativeDelayLaw}.
+     * Relative delay control, paper 001 section III.D: per pair of adjacent classes (i, i+1), the PI of eq. 1
+     * moves the budget ratio {@code U_i = B_i / B_{i+1}} by the error {@code W_{i+1}/W_i - C_{i+1}/C_i}
+     * (reference minus measured delay ratio, {@code W} the delay targets); the ratios chain into shares of
+     * {@code maxExecuting}, granted as integers that sum to it, each at least its {@code minBudget}. A pair in
+     * which a class had nothing granted holds its ratio. Readings: one per pair, named after its lower class,
+     * output the budget ratio.
      *
      * @param gains the PI's gain and zero, e.g. {@link #DEFAULT_RELATIVE} or
      *              {@code settings.control().relative()}; fixed for the law's life
@@ -90,7 +99,7 @@ public final class ControlLaws {
         return d.getSeconds() + d.getNano() / 1e9;
     }
 
-    /** The sample of the class at {@code index} named {@code name}, by position if it matches, else by name; null if absent. */
+    /** The sample of class {@code name} at {@code index}: by position if it matches, else by name; null if absent. */
     static ClassSample classSample(Sample sample, int index, String name) {
         if (index < sample.size() && sample.get(index).name().equals(name)) {
             return sample.get(index);
@@ -108,6 +117,14 @@ public final class ControlLaws {
         }
         double d = c.delay(quantile);
         return d >= 0 && Double.isFinite(d) ? d : Double.NaN;
+    }
+
+    /**
+     * The delay ratio {@code lower / higher}, each delay no less than {@link #DELAY_FLOOR_SECONDS}; NaN if either
+     * is NaN.
+     */
+    static double delayRatio(double higher, double lower) {
+        return Math.max(lower, DELAY_FLOOR_SECONDS) / Math.max(higher, DELAY_FLOOR_SECONDS);
     }
 
     /** Whether {@code names} are the classes of {@code settings}, in order (false for null). */

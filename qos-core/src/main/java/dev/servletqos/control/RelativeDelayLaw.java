@@ -147,8 +147,7 @@ final class RelativeDelayLaw implements ObservableLaw {
             if (higher <= ControlLaws.DELAY_FLOOR_SECONDS && lower <= ControlLaws.DELAY_FLOOR_SECONDS) {
                 return Double.NaN;
             }
-            double v = Math.max(lower, ControlLaws.DELAY_FLOOR_SECONDS)
-                    / Math.max(higher, ControlLaws.DELAY_FLOOR_SECONDS);
+            double v = ControlLaws.delayRatio(higher, lower);
             return Math.max(reference / RATIO_CLAMP, Math.min(reference * RATIO_CLAMP, v));
         }
         if (hasHigher && lowerWaits) {
