@@ -14,7 +14,7 @@ import java.util.List;
  * <p>Settling time in periods is {@code ln(band) / ln(rho)}, {@code rho} the largest pole modulus: the
  * periods until the slowest mode has shrunk to {@link #SETTLING_BAND} (2 %) of its initial size. (Paper 001's
  * quoted settling times, 270 s and 150 s at 30 s periods for its poles of modulus 0.73 and 0.54, match a band
- * of about 5 %; with the 2 % band the same poles give 12.3 and 6.2 periods.)
+ * of about 5 %; with the 2 % band the same poles give 12.4 and 6.3 periods.)
  *
  * <p>The search: the zero {@code r} on {@code [0, 0.95]} in steps of 0.01 (a PI's zero {@code 1 - T/Ti}; a
  * negative zero would make the proportional part act against the integral one), the gain of either sign on a

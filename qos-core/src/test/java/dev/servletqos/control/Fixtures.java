@@ -86,11 +86,6 @@ final class Fixtures {
             return ((b1 + b2) * u + c) / (1 - a1 - a2);
         }
 
-        /** The input at which the output rests at {@code y}. */
-        double inputFor(double y) {
-            return (y * (1 - a1 - a2) - c) / (b1 + b2);
-        }
-
         /** One period with input {@code u} in force; returns the output measured at its end. */
         double step(double u, double noise) {
             double y = Math.max(floor, a1 * y1 + a2 * y2 + b1 * u + b2 * u1 + c + noise);
