@@ -1,7 +1,10 @@
 package dev.servletqos;
 
 import dev.servletqos.control.ControlLaw;
+import dev.servletqos.control.ControlLaws;
 import dev.servletqos.control.EngineSampleSource;
+import dev.servletqos.control.LoopReading;
+import dev.servletqos.control.ObservableLaw;
 import dev.servletqos.control.Sample;
 import dev.servletqos.control.SampleSource;
 import java.time.Duration;
@@ -59,9 +62,16 @@ final class ControlLoop {
         return new Settings.Control(Settings.Mode.OFF, Duration.ofSeconds(1), 0, PAPER_ABSOLUTE, PAPER_RELATIVE);
     }
 
-    /** The law for a control mode, or null when off. */
+    /** The law for a control mode with its gains, or null when off. */
     ControlLaw lawFor(Settings.Control c) {
-        return null;
+        switch (c.mode()) {
+            case ABSOLUTE:
+                return ControlLaws.absolute(c.absolute(), antiWindup);
+            case RELATIVE:
+                return ControlLaws.relative(c.relative());
+            default:
+                return null;
+        }
     }
 
     synchronized void start(Periodic p) {
@@ -157,6 +167,22 @@ final class ControlLoop {
         // an unchanged output changes nothing, not even who set the settings last
         Settings applied = merged.equals(current) ? current : engine.apply(merged, Settings.Source.CONTROLLER);
         record(sample, current, next, applied);
+        if (l instanceof ObservableLaw o) {
+            // the law knows its own reference and measurement (e.g. per pair of classes); take them
+            for (LoopReading r : o.readings()) {
+                for (int i = 0; i < readings.length; i++) {
+                    ControlStatus.Reading c = readings[i];
+                    if (c.name().equals(r.name())) {
+                        boolean saturated = c.saturated() || r.saturated();
+                        if (saturated && !c.saturated()) {
+                            saturatedPeriods[i]++;
+                        }
+                        readings[i] = new ControlStatus.Reading(c.name(), r.reference(), r.measured(), r.error(),
+                                c.output(), c.applied(), saturated, saturatedPeriods[i]);
+                    }
+                }
+            }
+        }
         failing = false;
     }
 
