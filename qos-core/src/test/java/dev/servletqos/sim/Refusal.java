@@ -1,0 +1,18 @@
+package dev.servletqos.sim;
+
+/** Why the engine refused a simulated request at entry. */
+public enum Refusal {
+    /** A new session, refused because too many requests were queued (WebQoS triggers j, k). */
+    SESSION_QUEUED,
+    /** A new session, refused by its class's session rate. */
+    SESSION_RATE,
+    /** The class's queue was full. */
+    QUEUE_FULL,
+    /** A reason the simulator does not know (a newer engine). */
+    OTHER;
+
+    /** Whether this is session admission's refusal (never allowed for a request of an admitted session). */
+    public boolean admission() {
+        return this == SESSION_QUEUED || this == SESSION_RATE;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.servletqos.sim;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The simulated server behind the engine: worker threads, the service-time distribution, an optional
+ * processor-sharing model of the CPU, and periods in which the backend runs slower. Immutable; start from
+ * {@link #defaults()}.
+ *
+ * <ul>
+ *   <li>A request granted a permit takes a worker; with {@link #workers(int)} set and every worker busy it
+ *       waits for one (FIFO), holding its permit. Default 0: unlimited, the engine's permits are the only
+ *       limit.</li>
+ *   <li>Its work (seconds at full speed) is drawn from {@link #service(Distribution)} around the step's mean
+ *       cost; default exponential.</li>
+ *   <li>With {@link #processorSharing(int) processor sharing on C cores}, k requests in service each
+ *       progress at {@code min(1, C/k)} of full speed, so granting more permits than cores slows every
+ *       request down. Default off: each request progresses at full speed whatever the concurrency.</li>
+ *   <li>{@link #slowdown(Duration, Duration, double)}: between two times the backend runs {@code factor}
+ *       times slower (work progresses at {@code 1/factor}); overlapping slowdowns multiply.</li>
+ * </ul>
+ */
+public final class ServerModel {
+
+    /** A period of slower service. */
+    public record Slowdown(Duration from, Duration to, double factor) {
+    }
+
+    private static final ServerModel DEFAULTS = new ServerModel(0, 0, Distribution.exponential(), List.of());
+
+    private final int workers;
+    private final int cores;
+    private final Distribution service;
+    private final List<Slowdown> slowdowns;
+
+    private ServerModel(int workers, int cores, Distribution service, List<Slowdown> slowdowns) {
+        this.workers = workers;
+        this.cores = cores;
+        this.service = service;
+        this.slowdowns = List.copyOf(slowdowns);
+    }
+
+    /** Unlimited workers, exponential service, no processor sharing, constant speed. */
+    public static ServerModel defaults() {
+        return DEFAULTS;
+    }
+
+    /** Worker threads; 0 = unlimited (default). */
+    public ServerModel workers(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("workers must be 0 (unlimited) or more, was " + n);
+        }
+        return new ServerModel(n, cores, service, slowdowns);
+    }
+
+    /** Processor sharing on {@code cores} cores; 0 = off (default). */
+    public ServerModel processorSharing(int cores) {
+        if (cores < 0) {
+            throw new IllegalArgumentException("cores must be 0 (off) or more, was " + cores);
+        }
+        return new ServerModel(workers, cores, service, slowdowns);
+    }
+
+    /** The distribution of service times around each step's mean; default exponential. */
+    public ServerModel service(Distribution d) {
+        return new ServerModel(workers, cores, Objects.requireNonNull(d, "service distribution"), slowdowns);
+    }
+
+    /**
+     * The backend is {@code factor} times slower from {@code from} to {@code to} (a request in service then
+     * progresses at {@code 1/factor} of its speed).
+     *
+     * @throws IllegalArgumentException if {@code factor} is not positive or the times are out of order
+     */
+    public ServerModel slowdown(Duration from, Duration to, double factor) {
+        if (!(factor > 0) || Double.isInfinite(factor) || from.isNegative() || to.compareTo(from) < 0) {
+            throw new IllegalArgumentException("slowdown needs 0 <= from <= to and a positive factor, was "
+                    + from + ".." + to + " x" + factor);
+        }
+        List<Slowdown> s = new ArrayList<>(slowdowns);
+        s.add(new Slowdown(from, to, factor));
+        return new ServerModel(workers, cores, service, s);
+    }
+
+    public int workers() {
+        return workers;
+    }
+
+    public int cores() {
+        return cores;
+    }
+
+    public Distribution service() {
+        return service;
+    }
+
+    public List<Slowdown> slowdowns() {
+        return slowdowns;
+    }
+
+    /** The backend's slowdown factor at {@code seconds} after the start (1 = full speed). */
+    public double slowdownAt(double seconds) {
+        double f = 1;
+        for (Slowdown s : slowdowns) {
+            if (seconds >= s.from().toNanos() / 1e9 && seconds < s.to().toNanos() / 1e9) {
+                f *= s.factor();
+            }
+        }
+        return f;
+    }
+
+    @Override
+    public String toString() {
+        return "ServerModel{workers=" + (workers == 0 ? "unlimited" : workers) + ", cores="
+                + (cores == 0 ? "no sharing" : cores) + ", service=" + service + ", slowdowns=" + slowdowns + "}";
+    }
+}
