@@ -46,7 +46,6 @@ public final class SimEngine {
     private final QosEngine engine;
     private final String cookieName;
     private final View view = new View();
-    private Periodic.Cancellable sweep;
 
     SimEngine(QosPolicy policy, Clock clock) {
         this.engine = QosEngine.create(policy, clock);
@@ -101,19 +100,15 @@ public final class SimEngine {
     }
 
     /**
-     * Schedules the engine's periodic work at simulated times. Until the engine schedules its own work
-     * ({@code engine.start(periodic)}), that is the expiry sweep, as the adapters run it; then this method
-     * becomes {@code engine.start(periodic)} and {@link #stop()} {@code engine.stop()}.
+     * Starts the engine's periodic work (the expiry sweep and the control loop) at simulated times, on the
+     * simulation's {@link Periodic}: the same seam the adapters fill with their containers' schedulers.
      */
-    void start(Periodic periodic, Duration sweepPeriod) {
-        sweep = periodic.schedule(engine::expireOverdue, sweepPeriod);
+    void start(Periodic periodic) {
+        engine.start(periodic);
     }
 
     void stop() {
-        if (sweep != null) {
-            sweep.cancel();
-            sweep = null;
-        }
+        engine.stop();
     }
 
     /** The policy's index of a class, or -1. */

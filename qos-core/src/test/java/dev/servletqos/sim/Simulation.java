@@ -85,7 +85,7 @@ public final class Simulation {
         EventLoop loop = new EventLoop(clock);
         SimEngine engine = new SimEngine(policy, clock);
         Run run = new Run(workload, loop, engine, seed);
-        engine.start(loop, workload.sweep());
+        engine.start(loop);
         for (BiConsumer<SimEngine, Periodic> h : onStart) {
             h.accept(engine, loop);
         }

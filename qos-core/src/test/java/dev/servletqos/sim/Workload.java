@@ -19,7 +19,6 @@ public final class Workload {
 
     private final Duration duration;
     private final Duration period;
-    private final Duration sweep;
     private final Duration drainLimit;
     private final ServerModel server;
     private final List<ClassLoad> classes;
@@ -27,7 +26,6 @@ public final class Workload {
     private Workload(Builder b) {
         this.duration = b.duration;
         this.period = b.period;
-        this.sweep = b.sweep;
         this.drainLimit = b.drainLimit;
         this.server = b.server;
         this.classes = List.copyOf(b.classes);
@@ -47,10 +45,6 @@ public final class Workload {
         return period;
     }
 
-    /** How often the engine's expiry sweep runs; default 100 ms (as the adapters). */
-    public Duration sweep() {
-        return sweep;
-    }
 
     /** The longest simulated time the run goes on after {@link #duration()} to let sessions finish; default 1 h. */
     public Duration drainLimit() {
@@ -70,7 +64,6 @@ public final class Workload {
     public static final class Builder {
         private Duration duration = Duration.ofSeconds(300);
         private Duration period = Duration.ofSeconds(1);
-        private Duration sweep = Duration.ofMillis(100);
         private Duration drainLimit = Duration.ofHours(1);
         private ServerModel server = ServerModel.defaults();
         private final List<ClassLoad> classes = new ArrayList<>();
@@ -88,10 +81,6 @@ public final class Workload {
             return this;
         }
 
-        public Builder sweep(Duration d) {
-            this.sweep = positive("sweep", d);
-            return this;
-        }
 
         public Builder drainLimit(Duration d) {
             SessionProfile.nonNegative("drainLimit", d);

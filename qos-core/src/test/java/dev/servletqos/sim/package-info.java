@@ -35,18 +35,15 @@
  * <h2>The engine and the clock</h2>
  * {@link dev.servletqos.sim.SimEngine} is the one class that calls the engine's API: {@code QosEngine.create}
  * on the simulation's {@link dev.servletqos.sim.SimClock}, {@code enter}, {@code Ticket.await},
- * {@code complete}, the expiry sweep through the simulation's {@link dev.servletqos.Periodic} (every 100 ms, as
- * the adapters), {@code snapshot}. The event loop orders events by time, then by the order they were
+ * {@code complete}, {@code start} with the simulation's {@link dev.servletqos.Periodic} (the engine's expiry
+ * sweep every 100 ms and its control loop every control period, as on the adapters), {@code snapshot}. The event loop orders events by time, then by the order they were
  * scheduled; each class has its own seeded random streams; so a run is a function of policy, workload and seed.
  * Grants and expiries are handled as events at the same instant, never inside the engine call that caused
  * them, as a container resumes a parked request on another thread.
  *
- * <h2>Plugging in a control law</h2>
- * Tasks scheduled on the {@code Periodic} handed to {@link dev.servletqos.sim.Simulation#onStart} run at
- * simulated times. Once the engine schedules its own periodic work, {@code SimEngine.start} calls
- * {@code engine.start(periodic)} instead of scheduling the sweep, and an engine whose settings turn the
- * controller on (or that is given a {@code ControlLaw}) runs its control loop in simulated time with no
- * change to the simulator. Until then a test can run a law of its own from {@code onStart}:
- * {@code periodic.schedule(() -> engine.setBudget(...), period)}.
+ * <h2>Control laws</h2>
+ * The engine's control loop runs in simulated time: a policy whose {@code control.mode} is absolute or
+ * relative runs the real law every control period, and {@code Simulation.onStart((engine, periodic) ->
+ * engine.overrideControlLaw(law))} runs any other (an identification).
  */
 package dev.servletqos.sim;
