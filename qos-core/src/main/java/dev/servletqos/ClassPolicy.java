@@ -16,6 +16,9 @@ public final class ClassPolicy {
     /** Not set: the default applies. Not -1, so that a configured -1 is reported rather than taken for unset. */
     static final int UNSET = Integer.MIN_VALUE;
 
+    /** The longest class name, in characters. */
+    public static final int MAX_NAME_LENGTH = 32;
+
     private final String name;
     private final int budget;
     private final int minBudget;
@@ -60,9 +63,23 @@ public final class ClassPolicy {
                 UNSET, UNSET);
     }
 
-    // A class name is written into signed cookies, so the token format's rule is the one rule.
-    static boolean isValidName(String name) {
-        return SignedToken.isServiceClassName(name);
+    /**
+     * Whether {@code name} is a service class name: 1 to {@value #MAX_NAME_LENGTH} ASCII letters, digits,
+     * {@code '-'} or {@code '_'}. The one rule for class names: the signed cookies carry the class, and their
+     * format relies on this alphabet being the base64url alphabet.
+     */
+    public static boolean isValidName(String name) {
+        if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+                    || c == '_')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The class name, as used in rules, cookies, meters and JMX. */

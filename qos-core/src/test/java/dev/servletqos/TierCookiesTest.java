@@ -63,6 +63,14 @@ class TierCookiesTest {
     }
 
     @Test
+    void classNameAlphabetIsTheTokenAlphabet() {
+        // SignedToken.parse checks only the class segment's length, relying on this
+        for (char c = 0; c < 256; c++) {
+            assertEquals(Base64Url.isAlphabet(c), ClassPolicy.isValidName(String.valueOf(c)), "char " + (int) c);
+        }
+    }
+
+    @Test
     void missingAndOversized() {
         assertEquals(new Verified(MISSING, null, null), tiers.verify(null));
         assertEquals(new Verified(OVERSIZED, null, null), tiers.verify("x".repeat(600)));
