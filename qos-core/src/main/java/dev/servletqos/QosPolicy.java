@@ -416,7 +416,7 @@ public final class QosPolicy {
                     throw new PolicyException(k + ".value", "", "a " + r.type().key() + " rule needs a value");
                 }
                 try {
-                    RuleMatchers.forRule(r);
+                    r.valueMatcher();
                 } catch (IllegalArgumentException e) {
                     throw new PolicyException(k + ".value", String.join(", ", r.values()), e.getMessage());
                 }
