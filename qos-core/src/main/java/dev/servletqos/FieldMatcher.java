@@ -1,5 +1,6 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.ValueMatcher;
 import java.util.function.Function;
 
 /** A {@link ValueMatcher} applied to one field of the request view. Immutable and thread-safe. */

@@ -1,5 +1,7 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
 import java.security.SecureRandom;
 import java.util.Base64;
 

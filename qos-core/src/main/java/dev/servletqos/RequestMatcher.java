@@ -1,5 +1,6 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.ValueMatcher;
 import java.util.List;
 
 /**

@@ -1,8 +1,10 @@
 package dev.servletqos;
 
-import dev.servletqos.QosPolicy.Scheduling;
 import dev.servletqos.Rejection.Reason;
 import dev.servletqos.Ticket.State;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

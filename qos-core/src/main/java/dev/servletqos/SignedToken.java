@@ -1,6 +1,7 @@
 package dev.servletqos;
 
 import dev.servletqos.TierCookies.Verified.Status;
+import dev.servletqos.policy.ClassPolicy;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;

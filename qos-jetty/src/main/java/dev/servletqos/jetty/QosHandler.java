@@ -1,13 +1,13 @@
 package dev.servletqos.jetty;
 
-import dev.servletqos.ClassPolicy;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
-import dev.servletqos.PolicyException;
-import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
 import dev.servletqos.Ticket;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.servlet.Responses;
 import java.lang.reflect.Method;
 import java.nio.file.Path;

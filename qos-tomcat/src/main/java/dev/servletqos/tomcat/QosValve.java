@@ -1,11 +1,11 @@
 package dev.servletqos.tomcat;
 
 import dev.servletqos.EngineSnapshot;
-import dev.servletqos.PolicyException;
-import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
 import dev.servletqos.Ticket;
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.servlet.ServletRequestView;
 import dev.servletqos.servlet.ServletTickets;
 import jakarta.servlet.ServletException;

@@ -1,10 +1,10 @@
 package dev.servletqos.sample;
 
-import dev.servletqos.ClassPolicy;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.TierCookies;
+import dev.servletqos.policy.ClassPolicy;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,10 +1,10 @@
 package dev.servletqos.sample.demo;
 
-import dev.servletqos.ClassPolicy;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import dev.servletqos.sample.run.Containers;
 import dev.servletqos.sample.run.ShopConfig;

@@ -1,7 +1,7 @@
 package dev.servletqos.sample.demo;
 
-import dev.servletqos.ClassPolicy;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.Json;
 import dev.servletqos.sample.demo.Recorder.Counter;

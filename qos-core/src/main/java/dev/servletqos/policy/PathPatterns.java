@@ -1,4 +1,4 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
