@@ -86,16 +86,16 @@ final class Scheduler {
         Lane(ClassPolicy c, int index) {
             this.name = c.name();
             this.index = index;
-            this.budget = c.budget();
-            this.minBudget = c.minBudget();
-            this.reserve = c.reserve();
-            this.weight = c.weight();
-            this.maxQueue = c.maxQueue();
-            this.maxWaitNanos = c.maxWait().toNanos();
-            this.delayTargetNanos = c.delayTarget().toNanos();
-            this.totalQueuedTrigger = c.totalQueuedTrigger();
-            this.higherQueuedTrigger = c.higherQueuedTrigger();
-            this.sessions = new TokenBucket(c.sessionRate(), c.sessionBurst());
+            this.budget = c.capacity().budget();
+            this.minBudget = c.capacity().minBudget();
+            this.reserve = c.capacity().reserve();
+            this.weight = c.capacity().weight();
+            this.maxQueue = c.queue().maxQueue();
+            this.maxWaitNanos = c.queue().maxWait().toNanos();
+            this.delayTargetNanos = c.delay().target().toNanos();
+            this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
+            this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
+            this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
         }
     }
 

@@ -125,7 +125,7 @@ class InvariantFuzzTest {
             this.ceiling = new int[budget.length];
             this.entered = new long[budget.length];
             for (int i = 0; i < budget.length; i++) {
-                budget[i] = policy.classes().get(i).budget();
+                budget[i] = policy.classes().get(i).capacity().budget();
                 ceiling[i] = budget[i];
             }
         }

@@ -386,7 +386,7 @@ public final class QosPolicy {
             }
             int reserves = 0;
             for (ClassPolicy c : resolved) {
-                reserves += c.reserve();
+                reserves += c.capacity().reserve();
             }
             ClassPolicy.check(reserves <= maxExecuting, "class.*.reserve", reserves,
                     "the reserves add up to more than max-executing (" + maxExecuting + ")");

@@ -49,43 +49,43 @@ class PolicyParserTest {
         assertFalse(p.borrowing());
 
         ClassPolicy premium = p.classes().get(0);
-        assertEquals(20, premium.budget());
-        assertEquals(4, premium.minBudget());
-        assertEquals(6, premium.weight());
-        assertEquals(8, premium.reserve());
-        assertEquals(200, premium.maxQueue());
-        assertEquals(Duration.ofSeconds(15), premium.maxWait());
-        assertEquals(Duration.ofMillis(250), premium.delayTarget());
-        assertEquals(50.0, premium.sessionRate());
-        assertEquals(80, premium.sessionBurst());
-        assertEquals(500, premium.totalQueuedTrigger());
-        assertEquals(0, premium.higherQueuedTrigger());
+        assertEquals(20, premium.capacity().budget());
+        assertEquals(4, premium.capacity().minBudget());
+        assertEquals(6, premium.capacity().weight());
+        assertEquals(8, premium.capacity().reserve());
+        assertEquals(200, premium.queue().maxQueue());
+        assertEquals(Duration.ofSeconds(15), premium.queue().maxWait());
+        assertEquals(Duration.ofMillis(250), premium.delay().target());
+        assertEquals(50.0, premium.admission().sessionRate());
+        assertEquals(80, premium.admission().sessionBurst());
+        assertEquals(500, premium.admission().totalQueuedTrigger());
+        assertEquals(0, premium.admission().higherQueuedTrigger());
 
         ClassPolicy standard = p.classes().get(1);
-        assertEquals(12, standard.budget());
-        assertEquals(2, standard.minBudget());
-        assertEquals(3, standard.weight());
-        assertEquals(4, standard.reserve());
-        assertEquals(150, standard.maxQueue());
-        assertEquals(Duration.ofSeconds(8), standard.maxWait());
-        assertEquals(Duration.ofSeconds(2), standard.delayTarget());
-        assertEquals(12.5, standard.sessionRate());
-        assertEquals(25, standard.sessionBurst());
-        assertEquals(120, standard.totalQueuedTrigger());
-        assertEquals(6, standard.higherQueuedTrigger());
+        assertEquals(12, standard.capacity().budget());
+        assertEquals(2, standard.capacity().minBudget());
+        assertEquals(3, standard.capacity().weight());
+        assertEquals(4, standard.capacity().reserve());
+        assertEquals(150, standard.queue().maxQueue());
+        assertEquals(Duration.ofSeconds(8), standard.queue().maxWait());
+        assertEquals(Duration.ofSeconds(2), standard.delay().target());
+        assertEquals(12.5, standard.admission().sessionRate());
+        assertEquals(25, standard.admission().sessionBurst());
+        assertEquals(120, standard.admission().totalQueuedTrigger());
+        assertEquals(6, standard.admission().higherQueuedTrigger());
 
         ClassPolicy basic = p.classes().get(2);
-        assertEquals(8, basic.budget());
-        assertEquals(0, basic.minBudget());
-        assertEquals(1, basic.weight());
-        assertEquals(0, basic.reserve());
-        assertEquals(50, basic.maxQueue());
-        assertEquals(Duration.ofSeconds(5), basic.maxWait());
-        assertEquals(Duration.ofSeconds(3), basic.delayTarget());
-        assertEquals(0.5, basic.sessionRate());
-        assertEquals(3, basic.sessionBurst());
-        assertEquals(100, basic.totalQueuedTrigger(), "unset: the policy-wide j");
-        assertEquals(4, basic.higherQueuedTrigger(), "unset: the policy-wide k");
+        assertEquals(8, basic.capacity().budget());
+        assertEquals(0, basic.capacity().minBudget());
+        assertEquals(1, basic.capacity().weight());
+        assertEquals(0, basic.capacity().reserve());
+        assertEquals(50, basic.queue().maxQueue());
+        assertEquals(Duration.ofSeconds(5), basic.queue().maxWait());
+        assertEquals(Duration.ofSeconds(3), basic.delay().target());
+        assertEquals(0.5, basic.admission().sessionRate());
+        assertEquals(3, basic.admission().sessionBurst());
+        assertEquals(100, basic.admission().totalQueuedTrigger(), "unset: the policy-wide j");
+        assertEquals(4, basic.admission().higherQueuedTrigger(), "unset: the policy-wide k");
 
         assertEquals(List.of(
                 Rule.tierCookie(),
@@ -131,17 +131,17 @@ class PolicyParserTest {
         assertEquals(503, p.rejectStatus());
         assertEquals(Duration.ofSeconds(10), p.retryAfter());
         for (ClassPolicy c : p.classes()) {
-            assertEquals(16, c.budget(), c.name());
-            assertEquals(1, c.minBudget(), c.name());
-            assertEquals(1, c.weight(), c.name());
-            assertEquals(0, c.reserve(), c.name());
-            assertEquals(100, c.maxQueue(), c.name());
-            assertEquals(Duration.ofSeconds(10), c.maxWait(), c.name());
-            assertEquals(Duration.ofSeconds(1), c.delayTarget(), c.name());
-            assertEquals(0.0, c.sessionRate(), c.name());
-            assertEquals(1, c.sessionBurst(), c.name());
-            assertEquals(0, c.totalQueuedTrigger(), c.name());
-            assertEquals(0, c.higherQueuedTrigger(), c.name());
+            assertEquals(16, c.capacity().budget(), c.name());
+            assertEquals(1, c.capacity().minBudget(), c.name());
+            assertEquals(1, c.capacity().weight(), c.name());
+            assertEquals(0, c.capacity().reserve(), c.name());
+            assertEquals(100, c.queue().maxQueue(), c.name());
+            assertEquals(Duration.ofSeconds(10), c.queue().maxWait(), c.name());
+            assertEquals(Duration.ofSeconds(1), c.delay().target(), c.name());
+            assertEquals(0.0, c.admission().sessionRate(), c.name());
+            assertEquals(1, c.admission().sessionBurst(), c.name());
+            assertEquals(0, c.admission().totalQueuedTrigger(), c.name());
+            assertEquals(0, c.admission().higherQueuedTrigger(), c.name());
         }
     }
 
@@ -493,7 +493,7 @@ class PolicyParserTest {
     }
 
     private static Duration maxWait(String value) {
-        return parse("classes = a\nclass.a.max-wait = " + value).classes().get(0).maxWait();
+        return parse("classes = a\nclass.a.max-wait = " + value).classes().get(0).queue().maxWait();
     }
 
     private static List<String> names(QosPolicy p) {

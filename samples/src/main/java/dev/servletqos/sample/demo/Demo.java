@@ -251,7 +251,7 @@ public final class Demo {
             return 0;
         }
         ClassPolicy c = policy.classes().get(i);
-        Duration d = c.delayTarget();
+        Duration d = c.delay().target();
         return d.toMillis();
     }
 
