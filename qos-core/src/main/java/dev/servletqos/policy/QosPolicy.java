@@ -3,6 +3,7 @@ package dev.servletqos.policy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -216,6 +217,23 @@ public final class QosPolicy {
     /** The {@code Retry-After} sent with refusals ({@code admission.retry-after}); default 10 s. */
     public Duration retryAfter() {
         return retryAfter;
+    }
+
+    /** Equal when every setting is (secrets included). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof QosPolicy && settings().equals(((QosPolicy) o).settings());
+    }
+
+    @Override
+    public int hashCode() {
+        return settings().hashCode();
+    }
+
+    private List<Object> settings() {
+        return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, borrowing, rules, tierCookieName, secret,
+                previousSecret, tierCookieMaxAge, sessionCookieName, sessionMaxAge, sessionTableMaxEntries,
+                sessionIdleTimeout, totalQueuedTrigger, higherQueuedTrigger, rejectStatus, retryAfter);
     }
 
     @Override
