@@ -25,7 +25,8 @@ import java.util.function.BiFunction;
  * or of the controller, one component of its record.
  *
  * <p>The keys fall in sections by what their values are applied to: the policy builder (keys without a
- * prefix), each class ({@code class.<name>.}) and each rule ({@code rule.<n>.}).
+ * prefix), the controller's settings ({@code control.}), each class ({@code class.<name>.}) and each rule
+ * ({@code rule.<n>.}).
  */
 final class PolicyKeys {
 
@@ -155,6 +156,35 @@ final class PolicyKeys {
                     "0 (off) or more; 0 for the highest class", "requests", "WebQoS trigger k for the class.",
                     ClassPolicy::withHigherQueuedTrigger)));
 
+    private static final ValueType<ControlPolicy.Mode> MODES = ValueType.oneOf("control mode",
+            ControlPolicy.Mode.values(), ControlPolicy.Mode::key);
+    private static final ValueType<Double> DELAYS = ValueType.oneOf("delay", ControlPolicy.DELAYS);
+
+    /** Keys {@code control.*}, applied to the {@link ControlPolicy}, which then goes to the builder. */
+    static final Section<ControlPolicy> CONTROL = new Section<>("control.", List.of(
+            control("mode", MODES, of("off"), MODES.choiceList(), "",
+                    "Which feedback law sets the budgets each period, if any.", ControlPolicy::withMode),
+            control("period", DURATION, of("1s"), "100ms..1m", "", "The sampling period: how often the law runs.",
+                    ControlPolicy::withPeriod),
+            control("delay", DELAYS, of("mean"), DELAYS.choiceList(), "",
+                    "Which queue delay the controller holds at each class's delay-target.",
+                    ControlPolicy::withDelayQuantile),
+            control("absolute.gain", DECIMAL, of(String.valueOf(ControlPolicy.DEFAULT_ABSOLUTE_GAIN)),
+                    "finite, not 0", "", "Gain g of the absolute delay law.",
+                    (c, g) -> c.withAbsolute(new ControlPolicy.Gains(g, c.absolute().zero()))),
+            control("absolute.zero", DECIMAL, of(String.valueOf(ControlPolicy.DEFAULT_ABSOLUTE_ZERO)),
+                    "at least 0, less than 1", "", "Zero r of the absolute delay law.",
+                    (c, r) -> c.withAbsolute(new ControlPolicy.Gains(c.absolute().gain(), r))),
+            control("relative.gain", DECIMAL, of(String.valueOf(ControlPolicy.DEFAULT_RELATIVE_GAIN)),
+                    "finite, not 0", "", "Gain g of the relative delay law.",
+                    (c, g) -> c.withRelative(new ControlPolicy.Gains(g, c.relative().zero()))),
+            control("relative.zero", DECIMAL, of(String.valueOf(ControlPolicy.DEFAULT_RELATIVE_ZERO)),
+                    "at least 0, less than 1", "", "Zero r of the relative delay law.",
+                    (c, r) -> c.withRelative(new ControlPolicy.Gains(c.relative().gain(), r))),
+            control("anti-windup", BOOLEAN, of("true"), "", "",
+                    "Whether the laws stop integrating while a budget is held at a limit.",
+                    ControlPolicy::withAntiWindup)));
+
     static final Key<Rule, Rule.Type> RULE_TYPE = rule("type", RULE_TYPES, REQUIRED, RULE_TYPES.choiceList(), "",
             "What the rule looks at.",
             (r, type) -> new Rule(type, r.values(), r.header(), r.serviceClass()));
@@ -174,13 +204,18 @@ final class PolicyKeys {
                     (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass))));
 
     /** Every section, in the order the parser applies them. */
-    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CLASS, RULE);
+    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE);
 
     private PolicyKeys() {
     }
 
     private static <T> Key<QosPolicy.Builder, T> global(String name, ValueType<T> type, Default byDefault,
             String range, String unit, String description, BiFunction<QosPolicy.Builder, T, QosPolicy.Builder> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<ControlPolicy, T> control(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<ControlPolicy, T, ControlPolicy> set) {
         return new Key<>(name, type, byDefault, range, unit, description, set);
     }
 

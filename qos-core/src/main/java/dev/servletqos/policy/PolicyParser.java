@@ -26,13 +26,13 @@ import java.util.regex.Pattern;
 
 /**
  * Reads a {@link QosPolicy} from a Java properties file. Every key, its type, default, unit and range is
- * described once, in the key table ({@link PolicyKeys}), which {@code docs/configuration.md} follows; only
+ * described once, in the key table ({@code PolicyKeys}), which {@code docs/configuration.md} follows; only
  * {@code classes} is required.
  *
  * <p>The parser only turns text into values and reports what does not parse: keys not in the table (with the
  * nearest valid key when there is an obvious one), keys of classes not listed in {@code classes}, malformed
- * numbers, durations, booleans, names and enums. Ranges and cross-references are checked by {@link QosPolicy.Builder#build()};
- * its {@link PolicyException} is rethrown with the source prepended. Every message has the form
+ * numbers, durations, booleans, names and enums. Ranges and cross-references are checked by
+ * {@link QosPolicy.Builder#build()}; its {@link PolicyException} is rethrown with the source prepended. Every message has the form
  * {@code source: key = value: reason}; the values of secret keys ({@code tier-cookie.secret},
  * {@code tier-cookie.previous-secret}) are shown as {@code (hidden)}.
  *
@@ -222,6 +222,7 @@ public final class PolicyParser {
         }
 
         QosPolicy.Builder b = applyAll(PolicyKeys.GLOBAL, null, QosPolicy.builder());
+        b.control(applyAll(PolicyKeys.CONTROL, null, ControlPolicy.DEFAULTS));
         for (String name : classNames) {
             b.replaceClass(applyAll(PolicyKeys.CLASS, name, ClassPolicy.named(name)));
         }
@@ -239,6 +240,14 @@ public final class PolicyParser {
     /** Fails on a key that is not in the key table; records rule numbers. */
     private void checkKey(String key, List<String> classNames, Set<Integer> ruleNumbers) {
         if (PolicyKeys.GLOBAL.find(key) != null) {
+            return;
+        }
+        String control = PolicyKeys.CONTROL.prefix();
+        if (key.startsWith(control)) {
+            if (PolicyKeys.CONTROL.find(key.substring(control.length())) == null) {
+                throw unknownKey(key, PolicyKeys.CONTROL.names(null),
+                        "controller keys are " + String.join(", ", PolicyKeys.CONTROL.names(null)));
+            }
             return;
         }
         if (key.startsWith("class.")) {
@@ -276,6 +285,7 @@ public final class PolicyParser {
             return;
         }
         List<String> candidates = new ArrayList<>(PolicyKeys.GLOBAL.names(null));
+        candidates.addAll(PolicyKeys.CONTROL.names(null));
         for (String c : classNames) {
             candidates.addAll(PolicyKeys.CLASS.names(c));
         }

@@ -106,6 +106,14 @@ class PolicyParserTest {
         assertEquals(4, p.higherQueuedTrigger());
         assertEquals(429, p.rejectStatus());
         assertEquals(Duration.ofSeconds(30), p.retryAfter());
+
+        ControlPolicy control = p.control();
+        assertEquals(ControlPolicy.Mode.RELATIVE, control.mode());
+        assertEquals(Duration.ofMillis(500), control.period());
+        assertEquals(0.95, control.delayQuantile());
+        assertEquals(new ControlPolicy.Gains(-1.5, 0.5), control.absolute());
+        assertEquals(new ControlPolicy.Gains(0.4, 0.1), control.relative());
+        assertFalse(control.antiWindup());
     }
 
     @Test
@@ -130,6 +138,12 @@ class PolicyParserTest {
         assertEquals(0, p.higherQueuedTrigger());
         assertEquals(503, p.rejectStatus());
         assertEquals(Duration.ofSeconds(10), p.retryAfter());
+        assertEquals(ControlPolicy.Mode.OFF, p.control().mode());
+        assertEquals(Duration.ofSeconds(1), p.control().period());
+        assertEquals(0.0, p.control().delayQuantile(), "the mean");
+        assertEquals(new ControlPolicy.Gains(ControlPolicy.DEFAULT_ABSOLUTE_GAIN, 0.3), p.control().absolute());
+        assertEquals(new ControlPolicy.Gains(0.3, 0.05), p.control().relative());
+        assertTrue(p.control().antiWindup());
         for (ClassPolicy c : p.classes()) {
             assertEquals(16, c.capacity().budget(), c.name());
             assertEquals(1, c.capacity().minBudget(), c.name());
@@ -329,6 +343,77 @@ class PolicyParserTest {
         String m = assertFails("classes = a\ntier-cookie.secrett = hunter2-hunter2-hunter2",
                 "tier-cookie.secrett = (hidden): unknown key; did you mean tier-cookie.secret?");
         assertFalse(m.contains("hunter2"), m);
+    }
+
+    @Test
+    void controlSyntaxErrors() {
+        assertFails("classes = a\ncontrol.mode = pid",
+                "qos.properties: control.mode = pid: unknown control mode; one of off, absolute, relative");
+        assertFails("classes = a\ncontrol.delay = p75",
+                "control.delay = p75: unknown delay; one of mean, p50, p90, p95, p99");
+        assertFails("classes = a\ncontrol.absolute.gain = +0.8",
+                "control.absolute.gain = +0.8: not a decimal number");
+        assertFails("classes = a\ncontrol.absolute.gain = -.8", "control.absolute.gain = -.8: not a decimal number");
+        assertFails("classes = a\ncontrol.period = 1", "control.period = 1: a duration needs a unit");
+        assertFails("classes = a\ncontrol.anti-windup = on", "control.anti-windup = on: must be true or false");
+        assertFails("classes = a\ncontrol.absolute.gian = -1",
+                "control.absolute.gian = -1: unknown key; did you mean control.absolute.gain?");
+        assertFails("classes = a\ncontrol.antiWindup = false",
+                "control.antiWindup = false: unknown key; did you mean control.anti-windup?");
+        assertFails("classes = a\ncontrol.windup = false",
+                "control.windup = false: unknown key; controller keys are control.mode, control.period");
+    }
+
+    @Test
+    void controlDelayNamesAreQuantiles() {
+        assertEquals(0.0, parse("classes = a\ncontrol.delay = mean").control().delayQuantile());
+        assertEquals(0.5, parse("classes = a\ncontrol.delay = p50").control().delayQuantile());
+        assertEquals(0.9, parse("classes = a\ncontrol.delay = p90").control().delayQuantile());
+        assertEquals(0.95, parse("classes = a\ncontrol.delay = p95").control().delayQuantile());
+        assertEquals(0.99, parse("classes = a\ncontrol.delay = p99").control().delayQuantile());
+    }
+
+    @Test
+    void controlGainsTakeEitherSign() {
+        ControlPolicy c = parse("classes = a, b\ncontrol.mode = absolute\n"
+                + "control.absolute.gain = -2.25\ncontrol.relative.gain = 1.5\ncontrol.relative.zero = 0")
+                .control();
+        assertEquals(ControlPolicy.Mode.ABSOLUTE, c.mode());
+        assertEquals(new ControlPolicy.Gains(-2.25, ControlPolicy.DEFAULT_ABSOLUTE_ZERO), c.absolute());
+        assertEquals(new ControlPolicy.Gains(1.5, 0), c.relative());
+        assertEquals(new ControlPolicy.Gains(-3, ControlPolicy.DEFAULT_RELATIVE_ZERO),
+                parse("classes = a\ncontrol.relative.gain = -3").control().relative());
+    }
+
+    @Test
+    void controlRangeErrors() {
+        assertFails("classes = a\ncontrol.period = 50ms",
+                "qos.properties: control.period = PT0.05S: must be 100ms..1m");
+        assertFails("classes = a\ncontrol.period = 2m", "control.period = PT2M: must be 100ms..1m");
+        assertFails("classes = a\ncontrol.absolute.gain = 0",
+                "control.absolute.gain = 0.0: must be a finite number other than 0");
+        assertFails("classes = a\ncontrol.relative.gain = -0.0",
+                "control.relative.gain = -0.0: must be a finite number other than 0");
+        assertFails("classes = a\ncontrol.absolute.zero = 1",
+                "control.absolute.zero = 1.0: must be at least 0 and less than 1");
+        assertFails("classes = a\ncontrol.relative.zero = -0.05",
+                "control.relative.zero = -0.05: must be at least 0 and less than 1");
+        assertFails("classes = a\ncontrol.mode = relative",
+                "control.mode = relative: relative control needs at least two classes");
+        assertEquals(Duration.ofMillis(100), parse("classes = a\ncontrol.period = 100ms").control().period());
+        assertEquals(Duration.ofMinutes(1), parse("classes = a\ncontrol.period = 1m").control().period());
+    }
+
+    @Test
+    void controlFromTheBuilderIsCheckedToo() {
+        QosPolicy.Builder b = QosPolicy.builder().addClass(ClassPolicy.named("a"));
+        PolicyException e = assertThrows(PolicyException.class,
+                () -> b.control(ControlPolicy.DEFAULTS.withDelayQuantile(1)).build());
+        assertEquals("control.delay", e.key());
+        e = assertThrows(PolicyException.class, () -> b.control(ControlPolicy.DEFAULTS
+                .withAbsolute(new ControlPolicy.Gains(Double.NaN, 0.3))).build());
+        assertEquals("control.absolute.gain = NaN: must be a finite number other than 0", e.getMessage());
+        assertEquals(0.8, b.control(ControlPolicy.DEFAULTS.withDelayQuantile(0.8)).build().control().delayQuantile());
     }
 
     // ---- semantic errors, found by QosPolicy.Builder.build() and reported with the source
