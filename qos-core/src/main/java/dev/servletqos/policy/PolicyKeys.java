@@ -60,6 +60,15 @@ final class PolicyKeys {
             return null;
         }
 
+        /** The keys without the prefix: {@code budget, min-budget, ...}. */
+        String suffixes() {
+            List<String> names = new ArrayList<>(keys.size());
+            for (Key<S, ?> k : keys) {
+                names.add(k.name());
+            }
+            return String.join(", ", names);
+        }
+
         /** The full keys for one class or rule, or the documented names when {@code id} is null. */
         List<String> names(String id) {
             String p = id == null ? prefix : prefix(id);

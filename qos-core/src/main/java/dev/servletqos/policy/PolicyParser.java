@@ -208,7 +208,7 @@ public final class PolicyParser {
             throw error(PolicyKeys.CLASSES.name(), UNSET, "required: the service classes, highest priority first,"
                     + " e.g. classes = premium, basic");
         }
-        List<String> classNames = parsed(PolicyKeys.CLASSES, PolicyKeys.CLASSES.name());
+        List<String> classNames = parsed(PolicyKeys.CLASSES);
         for (String name : classNames) {
             try {
                 ClassPolicy.named(name);
@@ -265,7 +265,7 @@ public final class PolicyParser {
             }
             if (PolicyKeys.CLASS.find(rest) == null) {
                 throw unknownKey(key, PolicyKeys.CLASS.names(name),
-                        "per-class keys are " + String.join(", ", PolicyKeys.CLASS.names("")));
+                        "per-class keys are " + PolicyKeys.CLASS.suffixes());
             }
             return;
         }
@@ -279,7 +279,7 @@ public final class PolicyParser {
             }
             if (PolicyKeys.RULE.find(rest) == null) {
                 throw unknownKey(key, PolicyKeys.RULE.names(number),
-                        "rule keys are " + String.join(", ", PolicyKeys.RULE.names("")));
+                        "rule keys are " + PolicyKeys.RULE.suffixes());
             }
             ruleNumbers.add(Integer.parseInt(number));
             return;
@@ -320,13 +320,13 @@ public final class PolicyParser {
         return subject;
     }
 
-    /** The value of a key the file gives, parsed by its row. */
-    private <T> T parsed(Key<?, T> key, String fileKey) {
-        String v = value(fileKey);
+    /** The value of a policy-wide key the file gives, parsed by its row. */
+    private <T> T parsed(Key<QosPolicy.Builder, T> key) {
+        String v = value(key.name());
         try {
             return key.type().parse(v);
         } catch (IllegalArgumentException e) {
-            throw error(fileKey, v, e.getMessage());
+            throw error(key.name(), v, e.getMessage());
         }
     }
 

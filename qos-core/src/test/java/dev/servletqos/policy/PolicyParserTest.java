@@ -282,6 +282,10 @@ class PolicyParserTest {
         assertFails("classes = a\nclass.a.budjet = 3", "class.a.budjet = 3: unknown key; did you mean class.a.budget?");
         assertFails("classes = a\nrule.1.clas = a", "rule.1.clas = a: unknown key; did you mean rule.1.class?");
         assertFails("classes = a\nthrottle = on", "throttle = on: unknown key; see docs/configuration.md");
+        assertFails("classes = a\nclass.a.throttle = on",
+                "class.a.throttle = on: unknown key; per-class keys are budget, min-budget, weight");
+        assertFails("classes = a\nrule.1.match = x", "rule.1.match = x: unknown key; rule keys are type, value, header,"
+                + " class");
     }
 
     @Test
