@@ -27,6 +27,8 @@ import java.util.function.BiFunction;
  * <p>The keys fall in sections by what their values are applied to: the policy builder (keys without a
  * prefix), the controller's settings ({@code control.}), each class ({@code class.<name>.}) and each rule
  * ({@code rule.<n>.}).
+ *
+ * <p>Each row reads: name, type, default, range, unit, one-line description, setter (see {@link Key}).
  */
 final class PolicyKeys {
 
