@@ -1,5 +1,7 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 

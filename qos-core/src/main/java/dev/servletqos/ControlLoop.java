@@ -7,6 +7,8 @@ import dev.servletqos.control.LoopReading;
 import dev.servletqos.control.ObservableLaw;
 import dev.servletqos.control.Sample;
 import dev.servletqos.control.SampleSource;
+import dev.servletqos.policy.ControlPolicy;
+import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,10 +28,6 @@ import java.util.List;
 final class ControlLoop {
 
     private static final System.Logger LOG = System.getLogger(ControlLoop.class.getName());
-
-    /** Used while the policy names no gains: paper 001's values (Section IV-C). */
-    static final Settings.Gains PAPER_ABSOLUTE = new Settings.Gains(-0.80, 0.30);
-    static final Settings.Gains PAPER_RELATIVE = new Settings.Gains(0.30, 0.05);
 
     private final QosEngine engine;
     private final boolean antiWindup;
@@ -52,14 +50,17 @@ final class ControlLoop {
 
     ControlLoop(QosEngine engine) {
         this.engine = engine;
-        this.antiWindup = true;
+        this.antiWindup = engine.policy().control().antiWindup();
         this.saturatedPeriods = new long[engine.policy().classes().size()];
         this.readings = new ControlStatus.Reading[saturatedPeriods.length];
     }
 
     /** The control settings a policy starts with. */
     static Settings.Control controlOf(QosPolicy policy) {
-        return new Settings.Control(Settings.Mode.OFF, Duration.ofSeconds(1), 0, PAPER_ABSOLUTE, PAPER_RELATIVE);
+        ControlPolicy c = policy.control();
+        return new Settings.Control(Settings.Mode.fromKey(c.mode().key()), c.period(), c.delayQuantile(),
+                new Settings.Gains(c.absolute().gain(), c.absolute().zero()),
+                new Settings.Gains(c.relative().gain(), c.relative().zero()));
     }
 
     /** The law for a control mode with its gains, or null when off. */

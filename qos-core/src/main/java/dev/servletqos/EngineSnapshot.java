@@ -1,5 +1,6 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.QosPolicy;
 import java.util.List;
 
 /**

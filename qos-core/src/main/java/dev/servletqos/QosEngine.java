@@ -2,6 +2,8 @@ package dev.servletqos;
 
 import dev.servletqos.control.ControlLaw;
 import dev.servletqos.control.SampleSource;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,8 +69,8 @@ public final class QosEngine {
     static Settings initialSettings(QosPolicy policy) {
         List<Settings.ClassSettings> classes = new ArrayList<>();
         for (ClassPolicy c : policy.classes()) {
-            classes.add(new Settings.ClassSettings(c.name(), c.budget(), c.minBudget(), c.sessionRate(),
-                    c.sessionBurst(), c.delayTarget()));
+            classes.add(new Settings.ClassSettings(c.name(), c.capacity().budget(), c.capacity().minBudget(),
+                    c.admission().sessionRate(), c.admission().sessionBurst(), c.delay().target()));
         }
         return new Settings(policy.maxExecuting(), classes, ControlLoop.controlOf(policy), Settings.Source.POLICY);
     }
@@ -255,7 +257,7 @@ public final class QosEngine {
         synchronized (control) {
             int reserves = 0;
             for (ClassPolicy c : policy.classes()) {
-                reserves += c.reserve();
+                reserves += c.capacity().reserve();
             }
             if (maxExecuting < 1 || maxExecuting < reserves) {
                 throw new IllegalArgumentException("max-executing = " + maxExecuting + ": must be at least 1 and at "

@@ -1,5 +1,7 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.Rule;
+
 /** Turns a {@link Rule} into the {@link RequestMatcher} that evaluates it. */
 final class RuleMatchers {
 

@@ -1,8 +1,10 @@
 package dev.servletqos;
 
-import dev.servletqos.QosPolicy.Scheduling;
 import dev.servletqos.Ticket.State;
 import dev.servletqos.control.WaitHistogram;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -91,13 +93,13 @@ final class Scheduler {
         Lane(ClassPolicy c, int index, long now) {
             this.name = c.name();
             this.index = index;
-            this.reserve = c.reserve();
-            this.weight = c.weight();
-            this.maxQueue = c.maxQueue();
-            this.maxWaitNanos = c.maxWait().toNanos();
-            this.totalQueuedTrigger = c.totalQueuedTrigger();
-            this.higherQueuedTrigger = c.higherQueuedTrigger();
-            this.sessions = new TokenBucket(c.sessionRate(), c.sessionBurst());
+            this.reserve = c.capacity().reserve();
+            this.weight = c.capacity().weight();
+            this.maxQueue = c.queue().maxQueue();
+            this.maxWaitNanos = c.queue().maxWait().toNanos();
+            this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
+            this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
+            this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
             this.busySince = now;
         }
 

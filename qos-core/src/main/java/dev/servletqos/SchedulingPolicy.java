@@ -1,6 +1,6 @@
 package dev.servletqos;
 
-import dev.servletqos.QosPolicy.Scheduling;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 
 /**
  * Which class with waiting requests is served next, one of the five policies of paper 004 section 4.4.

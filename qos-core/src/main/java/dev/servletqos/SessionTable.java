@@ -2,6 +2,7 @@ package dev.servletqos;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.servletqos.policy.QosPolicy;
 import java.util.concurrent.atomic.LongAdder;
 
 /**

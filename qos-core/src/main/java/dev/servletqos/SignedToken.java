@@ -1,6 +1,7 @@
 package dev.servletqos;
 
 import dev.servletqos.TierCookies.Verified.Status;
+import dev.servletqos.policy.ClassPolicy;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -37,7 +38,7 @@ final class SignedToken {
 
     /** Values longer than this (in chars) are {@link Status#OVERSIZED} before any parsing. */
     static final int MAX_LENGTH = 512;
-    static final int MAX_CLASS_LENGTH = 32;
+    static final int MAX_CLASS_LENGTH = ClassPolicy.MAX_NAME_LENGTH;
     static final int MAX_ID_BYTES = 128;
 
     private static final String VERSION = "v1";
@@ -110,6 +111,7 @@ final class SignedToken {
             return FAILURES[Status.MALFORMED.ordinal()];
         }
         // the first scan admitted only base64url characters, which is also the class name alphabet
+        // (ClassPolicy.isValidName), so the length is all that is left to check
         int classLength = dots[1] - dots[0] - 1;
         if (classLength < 1 || classLength > MAX_CLASS_LENGTH) {
             return FAILURES[Status.MALFORMED.ordinal()];
@@ -137,22 +139,9 @@ final class SignedToken {
         return new Parsed(Status.VALID, value.substring(dots[0] + 1, dots[1]), idText, expires);
     }
 
-    /** Whether {@code name} is a service class name: 1 to 32 ASCII letters, digits, '-' or '_'. */
-    static boolean isServiceClassName(String name) {
-        if (name == null || name.isEmpty() || name.length() > MAX_CLASS_LENGTH) {
-            return false;
-        }
-        for (int i = 0; i < name.length(); i++) {
-            if (!Base64Url.isAlphabet(name.charAt(i))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** @throws IllegalArgumentException naming {@code serviceClass} and the value */
     static void checkServiceClass(String serviceClass) {
-        if (!isServiceClassName(serviceClass)) {
+        if (!ClassPolicy.isValidName(serviceClass)) {
             throw new IllegalArgumentException("serviceClass must be 1 to " + MAX_CLASS_LENGTH
                     + " ASCII letters, digits, '-' or '_', was " + quote(serviceClass));
         }

@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.QosPolicy.Scheduling;
 import dev.servletqos.Ticket.State;
 import dev.servletqos.TierCookies.Verified.Status;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
+import dev.servletqos.policy.Rule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

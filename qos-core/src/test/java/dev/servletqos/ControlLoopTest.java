@@ -1,5 +1,6 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.ClassPolicy;
 import static dev.servletqos.Engines.policy;
 import static dev.servletqos.Engines.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.QosPolicy.Scheduling;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import dev.servletqos.Ticket.State;
 import dev.servletqos.control.ControlLaw;
 import java.time.Duration;

@@ -1,5 +1,8 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -5,8 +5,11 @@ import static dev.servletqos.Engines.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.QosPolicy.Scheduling;
 import dev.servletqos.Ticket.State;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
+import dev.servletqos.policy.Rule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -129,7 +132,7 @@ class InvariantFuzzTest {
             this.ceiling = new int[budget.length];
             this.entered = new long[budget.length];
             for (int i = 0; i < budget.length; i++) {
-                budget[i] = policy.classes().get(i).budget();
+                budget[i] = policy.classes().get(i).capacity().budget();
                 ceiling[i] = budget[i];
             }
         }

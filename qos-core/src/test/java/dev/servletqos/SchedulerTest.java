@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.QosPolicy.Scheduling;
 import dev.servletqos.Ticket.State;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

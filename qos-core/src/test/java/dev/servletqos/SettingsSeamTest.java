@@ -1,12 +1,13 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.ClassPolicy;
 import static dev.servletqos.Engines.policy;
 import static dev.servletqos.Engines.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.QosPolicy.Scheduling;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import dev.servletqos.Ticket.State;
 import java.time.Duration;
 import java.util.ArrayList;

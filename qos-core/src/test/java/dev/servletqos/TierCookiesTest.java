@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.TierCookies.Verified;
+import dev.servletqos.policy.ClassPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -60,6 +61,14 @@ class TierCookiesTest {
         assertTrue(value.length() < SignedToken.MAX_LENGTH, "the longest token fits: " + value.length());
         assertEquals(new Verified(VALID, longestClass, longest), tiers.verify(value));
         assertEquals(VALID, tiers.verify(tiers.issue("a-b_C9", "s")).status());
+    }
+
+    @Test
+    void classNameAlphabetIsTheTokenAlphabet() {
+        // SignedToken.parse checks only the class segment's length, relying on this
+        for (char c = 0; c < 256; c++) {
+            assertEquals(Base64Url.isAlphabet(c), ClassPolicy.isValidName(String.valueOf(c)), "char " + (int) c);
+        }
     }
 
     @Test

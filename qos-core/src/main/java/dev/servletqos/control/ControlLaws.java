@@ -1,5 +1,7 @@
 package dev.servletqos.control;
 
+import dev.servletqos.policy.ControlPolicy;
+
 import dev.servletqos.Settings;
 import dev.servletqos.Settings.Gains;
 import java.time.Duration;
@@ -27,14 +29,16 @@ public final class ControlLaws {
      * sign is negative because a delay above its target (a negative error) must raise the budget. For a
      * deployment far from the defaults, scale {@code g} the same way, or identify the plant.
      */
-    public static final Gains DEFAULT_ABSOLUTE = new Gains(-1.0, 0.30);
+    public static final Gains DEFAULT_ABSOLUTE = new Gains(ControlPolicy.DEFAULT_ABSOLUTE_GAIN,
+            ControlPolicy.DEFAULT_ABSOLUTE_ZERO);
 
     /**
      * Default gains of the relative delay PI: {@code g = 0.30}, {@code r = 0.05}, paper 001's design
      * (section IV.C: poles 0.70, 0.38 +- 0.62i on its workload-A model). Both the input (a ratio of budgets)
      * and the output (a ratio of delays) are dimensionless, so the paper's gains carry over unchanged.
      */
-    public static final Gains DEFAULT_RELATIVE = new Gains(0.30, 0.05);
+    public static final Gains DEFAULT_RELATIVE = new Gains(ControlPolicy.DEFAULT_RELATIVE_GAIN,
+            ControlPolicy.DEFAULT_RELATIVE_ZERO);
 
     /**
      * 1 ms: delays below it are not told apart (the {@link WaitHistogram}'s first bucket holds everything up to

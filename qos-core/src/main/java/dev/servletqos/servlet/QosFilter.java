@@ -2,11 +2,11 @@ package dev.servletqos.servlet;
 
 import dev.servletqos.Attributes;
 import dev.servletqos.Periodic;
-import dev.servletqos.PolicyException;
-import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
 import dev.servletqos.Ticket;
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.policy.QosPolicy;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;

@@ -1,11 +1,11 @@
 package dev.servletqos.bench;
 
-import dev.servletqos.ClassPolicy;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
 import dev.servletqos.RequestView;
-import dev.servletqos.Rule;
 import dev.servletqos.Ticket;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

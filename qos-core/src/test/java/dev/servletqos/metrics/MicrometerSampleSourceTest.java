@@ -3,11 +3,11 @@ package dev.servletqos.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.ClassPolicy;
+import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.FakeClock;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
-import dev.servletqos.Rule;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import dev.servletqos.TestRequest;
 import dev.servletqos.Ticket;
 import dev.servletqos.control.ClassSample;

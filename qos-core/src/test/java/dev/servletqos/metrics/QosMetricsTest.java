@@ -3,13 +3,13 @@ package dev.servletqos.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.servletqos.ClassPolicy;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
 import dev.servletqos.RequestView;
 import dev.servletqos.TestRequest;
-import dev.servletqos.Rule;
 import dev.servletqos.Ticket;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -4,10 +4,10 @@ import static dev.servletqos.sim.Scenarios.s;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.servletqos.ClassPolicy;
+import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.Periodic;
-import dev.servletqos.QosPolicy;
-import dev.servletqos.QosPolicy.Scheduling;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

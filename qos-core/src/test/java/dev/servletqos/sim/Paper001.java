@@ -1,7 +1,7 @@
 package dev.servletqos.sim;
 
-import dev.servletqos.ClassPolicy;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 
 /**

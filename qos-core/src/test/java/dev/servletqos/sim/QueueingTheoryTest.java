@@ -3,9 +3,9 @@ package dev.servletqos.sim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.ClassPolicy;
-import dev.servletqos.QosPolicy;
-import dev.servletqos.QosPolicy.Scheduling;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -1,8 +1,8 @@
 package dev.servletqos.sim;
 
-import dev.servletqos.ClassPolicy;
-import dev.servletqos.QosPolicy;
-import dev.servletqos.QosPolicy.Scheduling;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import java.time.Duration;
 
 /** Workloads and policies shared by the simulator's tests. */

@@ -1,15 +1,15 @@
 package dev.servletqos.sim;
 
-import dev.servletqos.ClassPolicy;
+import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.ClassStats;
 import dev.servletqos.Clock;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.Periodic;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.Rejection;
 import dev.servletqos.RequestView;
-import dev.servletqos.Rule;
+import dev.servletqos.policy.Rule;
 import dev.servletqos.Ticket;
 import java.time.Duration;
 

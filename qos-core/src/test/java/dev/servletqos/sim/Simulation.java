@@ -1,7 +1,7 @@
 package dev.servletqos.sim;
 
 import dev.servletqos.Periodic;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

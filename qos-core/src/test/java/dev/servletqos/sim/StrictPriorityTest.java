@@ -5,9 +5,9 @@ import static dev.servletqos.sim.Scenarios.s;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.ClassPolicy;
-import dev.servletqos.QosPolicy;
-import dev.servletqos.QosPolicy.Scheduling;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,14 +1,14 @@
 package dev.servletqos.jetty;
 
-import dev.servletqos.ClassPolicy;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.Periodic;
-import dev.servletqos.PolicyException;
-import dev.servletqos.PolicyParser;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
 import dev.servletqos.Ticket;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.policy.QosPolicy;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -421,11 +421,11 @@ public class QosHandler extends Handler.Wrapper {
     private static void checkIdleTimeouts(Server server, QosPolicy p) {
         ClassPolicy longest = p.classes().get(0);
         for (ClassPolicy c : p.classes()) {
-            if (c.maxWait().compareTo(longest.maxWait()) > 0) {
+            if (c.queue().maxWait().compareTo(longest.queue().maxWait()) > 0) {
                 longest = c;
             }
         }
-        long neededMillis = longest.maxWait().toMillis() + SWEEP_MILLIS + IDLE_MARGIN_MILLIS;
+        long neededMillis = longest.queue().maxWait().toMillis() + SWEEP_MILLIS + IDLE_MARGIN_MILLIS;
         for (Connector connector : server.getConnectors()) {
             List<String> timeouts = new ArrayList<>();
             long idle = connector.getIdleTimeout();
@@ -439,7 +439,7 @@ public class QosHandler extends Handler.Wrapper {
                 }
             }
             if (!timeouts.isEmpty()) {
-                throw new PolicyException("class." + longest.name() + ".max-wait", format(longest.maxWait()),
+                throw new PolicyException("class." + longest.name() + ".max-wait", format(longest.queue().maxWait()),
                         "plus " + (SWEEP_MILLIS + IDLE_MARGIN_MILLIS) + " ms (the " + SWEEP_MILLIS
                                 + " ms expiry sweep and a " + IDLE_MARGIN_MILLIS + " ms margin) must be below "
                                 + "the idle timeout of connector " + describe(connector) + " ("

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
-import dev.servletqos.PolicyException;
 import dev.servletqos.QosEngine;
+import dev.servletqos.policy.PolicyException;
 import dev.servletqos.testkit.AdapterBehaviourSuite;
 import java.net.InetSocketAddress;
 import java.net.URI;

@@ -1,10 +1,10 @@
 package dev.servletqos.sample;
 
-import dev.servletqos.ClassPolicy;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.TierCookies;
+import dev.servletqos.policy.ClassPolicy;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -54,9 +54,9 @@ final class QosServlet extends HttpServlet {
                     .field("executing", c.executing())
                     .field("borrowed", c.borrowed())
                     .field("queued", c.queued())
-                    .field("maxQueue", p.maxQueue())
-                    .field("maxWaitMillis", p.maxWait().toMillis())
-                    .field("delayTargetMillis", p.delayTarget().toMillis())
+                    .field("maxQueue", p.queue().maxQueue())
+                    .field("maxWaitMillis", p.queue().maxWait().toMillis())
+                    .field("delayTargetMillis", p.delay().target().toMillis())
                     .field("meanWaitMillis", c.meanWaitNanos() / 1e6)
                     .field("entered", c.entered())
                     .field("completed", c.completed())

@@ -1,8 +1,8 @@
 package dev.servletqos.sample;
 
-import dev.servletqos.PolicyException;
-import dev.servletqos.PolicyParser;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.policy.QosPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;

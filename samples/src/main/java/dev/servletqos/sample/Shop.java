@@ -1,8 +1,8 @@
 package dev.servletqos.sample;
 
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
 import dev.servletqos.TierCookies;
+import dev.servletqos.policy.QosPolicy;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletRegistration;
 import jakarta.servlet.http.HttpServlet;

@@ -1,6 +1,6 @@
 package dev.servletqos.sample;
 
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.QosPolicy;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;

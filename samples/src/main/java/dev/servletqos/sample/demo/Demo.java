@@ -1,10 +1,10 @@
 package dev.servletqos.sample.demo;
 
-import dev.servletqos.ClassPolicy;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import dev.servletqos.sample.run.Containers;
 import dev.servletqos.sample.run.ShopConfig;
@@ -251,7 +251,7 @@ public final class Demo {
             return 0;
         }
         ClassPolicy c = policy.classes().get(i);
-        Duration d = c.delayTarget();
+        Duration d = c.delay().target();
         return d.toMillis();
     }
 

@@ -1,6 +1,6 @@
 package dev.servletqos.sample.demo;
 
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

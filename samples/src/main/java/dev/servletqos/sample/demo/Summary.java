@@ -1,7 +1,7 @@
 package dev.servletqos.sample.demo;
 
-import dev.servletqos.ClassPolicy;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.Json;
 import dev.servletqos.sample.demo.Recorder.Counter;
@@ -34,11 +34,11 @@ final class Summary {
                 .field("admissionHigherQueued", policy.higherQueuedTrigger());
         j.name("classes").beginArray();
         for (ClassPolicy c : policy.classes()) {
-            j.beginObject().field("name", c.name()).field("budget", c.budget())
-                    .field("maxQueue", c.maxQueue()).field("maxWaitMillis", c.maxWait().toMillis())
-                    .field("delayTargetMillis", c.delayTarget().toMillis())
-                    .field("totalQueuedTrigger", c.totalQueuedTrigger())
-                    .field("higherQueuedTrigger", c.higherQueuedTrigger()).endObject();
+            j.beginObject().field("name", c.name()).field("budget", c.capacity().budget())
+                    .field("maxQueue", c.queue().maxQueue()).field("maxWaitMillis", c.queue().maxWait().toMillis())
+                    .field("delayTargetMillis", c.delay().target().toMillis())
+                    .field("totalQueuedTrigger", c.admission().totalQueuedTrigger())
+                    .field("higherQueuedTrigger", c.admission().higherQueuedTrigger()).endObject();
         }
         j.endArray().endObject();
         j.name("session").beginObject()

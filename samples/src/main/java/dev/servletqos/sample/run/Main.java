@@ -1,7 +1,7 @@
 package dev.servletqos.sample.run;
 
-import dev.servletqos.PolicyException;
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.SamplePolicy;
 import dev.servletqos.sample.demo.Demo;

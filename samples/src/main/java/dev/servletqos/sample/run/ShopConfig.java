@@ -1,6 +1,6 @@
 package dev.servletqos.sample.run;
 
-import dev.servletqos.QosPolicy;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.Costs;
 import java.nio.file.Path;
 

@@ -1,4 +1,4 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import java.util.List;
 
@@ -56,6 +56,28 @@ public record Rule(Type type, List<String> values, String header, String service
 
     public Rule {
         values = values == null ? List.of() : List.copyOf(values);
+    }
+
+    /**
+     * What this rule's values accept; null for a tier-cookie rule, whose class comes from the cookie. Builds
+     * the same matcher the engine applies, so a value that passes here matches as documented there.
+     *
+     * @throws IllegalArgumentException if a value does not parse, naming the value
+     */
+    ValueMatcher valueMatcher() {
+        switch (type) {
+            case IP:
+                return ValueMatcher.ipRanges(values);
+            case PATH:
+                return ValueMatcher.paths(values);
+            case HOST:
+                return ValueMatcher.hosts(values);
+            case HEADER:
+                return ValueMatcher.anyOf(values);
+            case TIER_COOKIE:
+            default:
+                return null;
+        }
     }
 
     public static Rule tierCookie() {

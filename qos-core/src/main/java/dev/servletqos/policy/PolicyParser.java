@@ -1,4 +1,4 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,10 +10,9 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,22 +20,21 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.BiFunction;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Reads a {@link QosPolicy} from a Java properties file. Every key, its type, default, unit and range is
- * described in {@code docs/configuration.md}; only {@code classes} is required.
+ * described once, in the key table ({@code PolicyKeys}), which {@code docs/configuration.md} follows; only
+ * {@code classes} is required.
  *
- * <p>The parser only turns text into values and reports what does not parse: unknown keys (with the nearest
- * valid key when there is an obvious one), keys of classes not listed in {@code classes}, malformed numbers,
- * durations, booleans and names. Ranges and cross-references are checked by {@link QosPolicy.Builder#build()};
- * its {@link PolicyException} is rethrown with the source prepended. Every message has the form
- * {@code source: key = value: reason}; the values of {@code tier-cookie.secret} and
- * {@code tier-cookie.previous-secret} are shown as {@code (hidden)}.
+ * <p>The parser only turns text into values and reports what does not parse: keys not in the table (with the
+ * nearest valid key when there is an obvious one), keys of classes not listed in {@code classes}, malformed
+ * numbers, durations, booleans, names and enums. Ranges and cross-references are checked by
+ * {@link QosPolicy.Builder#build()}; its {@link PolicyException} is rethrown with the source prepended. Every message has the form
+ * {@code source: key = value: reason}; the values of secret keys ({@code tier-cookie.secret},
+ * {@code tier-cookie.previous-secret}) are shown as {@code (hidden)}.
  *
  * <p>Value syntax: values are trimmed; integers are optional {@code -} and decimal digits; decimals add an
  * optional {@code .digits}; booleans are {@code true} or {@code false}; durations are a whole number with a
@@ -48,28 +46,11 @@ import java.util.regex.Pattern;
  */
 public final class PolicyParser {
 
-    /** Keys outside {@code class.*} and {@code rule.*}. */
-    static final List<String> GLOBAL_KEYS = List.of("classes", "default-class", "scheduling", "max-executing",
-            "borrowing", "tier-cookie.name", "tier-cookie.secret", "tier-cookie.previous-secret",
-            "tier-cookie.max-age", "session-cookie.name", "session-cookie.max-age", "session-table.max-entries",
-            "session-table.idle-timeout", "admission.total-queued", "admission.higher-queued",
-            "admission.reject-status", "admission.retry-after");
-
-    /** What may follow {@code class.<name>.}. */
-    static final List<String> CLASS_KEYS = List.of("budget", "min-budget", "weight", "reserve", "max-queue",
-            "max-wait", "delay-target", "session-rate", "session-burst", "admission.total-queued",
-            "admission.higher-queued");
-
-    /** What may follow {@code rule.<n>.}. */
-    static final List<String> RULE_KEYS = List.of("type", "value", "header", "class");
-
-    private static final Set<String> SECRET_KEYS = Set.of("tier-cookie.secret", "tier-cookie.previous-secret");
+    /** Keys whose values are hidden in messages and used untrimmed. */
+    private static final Set<String> SECRET_KEYS = secretKeys();
     private static final String HIDDEN = "(hidden)";
     private static final String UNSET = "(unset)";
 
-    private static final Pattern INTEGER = Pattern.compile("-?[0-9]+");
-    private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
-    private static final Pattern DURATION = Pattern.compile("([0-9]+)(ms|s|m|h|d)");
     private static final Pattern RULE_NUMBER = Pattern.compile("[1-9][0-9]{0,8}");
     private static final Pattern REFERENCE = Pattern.compile("\\$\\{(env|sys):([A-Za-z0-9_.\\-]+)}");
 
@@ -223,17 +204,16 @@ public final class PolicyParser {
     }
 
     private QosPolicy parse() {
-        if (!raw.containsKey("classes")) {
-            throw error("classes", UNSET, "required: the service classes, highest priority first, e.g. "
-                    + "classes = premium, basic");
+        if (!raw.containsKey(PolicyKeys.CLASSES.name())) {
+            throw error(PolicyKeys.CLASSES.name(), UNSET, "required: the service classes, highest priority first,"
+                    + " e.g. classes = premium, basic");
         }
-        List<String> classNames = list("classes");
-        List<ClassPolicy> classes = new ArrayList<>();
+        List<String> classNames = parsed(PolicyKeys.CLASSES);
         for (String name : classNames) {
             try {
-                classes.add(ClassPolicy.named(name));
+                ClassPolicy.named(name);
             } catch (IllegalArgumentException e) {
-                throw error("classes", raw.get("classes"), e.getMessage());
+                throw error(PolicyKeys.CLASSES.name(), raw.get(PolicyKeys.CLASSES.name()), e.getMessage());
             }
         }
         TreeSet<Integer> ruleNumbers = new TreeSet<>();
@@ -241,44 +221,15 @@ public final class PolicyParser {
             checkKey(key, classNames, ruleNumbers);
         }
 
-        QosPolicy.Builder b = QosPolicy.builder();
-        for (ClassPolicy c : classes) {
-            b.addClass(classPolicy(c));
-        }
-        string("default-class", b::defaultClass);
-        String scheduling = value("scheduling");
-        if (scheduling != null) {
-            QosPolicy.Scheduling s = QosPolicy.Scheduling.fromKey(scheduling);
-            if (s == null) {
-                throw error("scheduling", scheduling, "unknown scheduling; one of " + keysOf(
-                        QosPolicy.Scheduling.values(), QosPolicy.Scheduling::key));
-            }
-            b.scheduling(s);
-        }
-        integer("max-executing", b::maxExecuting);
-        String borrowing = value("borrowing");
-        if (borrowing != null) {
-            b.borrowing(bool("borrowing", borrowing));
+        QosPolicy.Builder b = applyAll(PolicyKeys.GLOBAL, null, QosPolicy.builder());
+        b.control(applyAll(PolicyKeys.CONTROL, null, ControlPolicy.DEFAULTS));
+        for (String name : classNames) {
+            b.replaceClass(applyAll(PolicyKeys.CLASS, name, ClassPolicy.named(name)));
         }
         List<Integer> fileNumbers = new ArrayList<>(ruleNumbers);
         for (int n : fileNumbers) {
             b.addRule(rule(n, classNames));
         }
-        string("tier-cookie.name", b::tierCookieName);
-        string("tier-cookie.secret", b::secret);
-        string("tier-cookie.previous-secret", b::previousSecret);
-        duration("tier-cookie.max-age", b::tierCookieMaxAge);
-        string("session-cookie.name", b::sessionCookieName);
-        duration("session-cookie.max-age", b::sessionMaxAge);
-        String entries = value("session-table.max-entries");
-        if (entries != null) {
-            b.sessionTableMaxEntries(longValue("session-table.max-entries", entries));
-        }
-        duration("session-table.idle-timeout", b::sessionIdleTimeout);
-        integer("admission.total-queued", b::totalQueuedTrigger);
-        integer("admission.higher-queued", b::higherQueuedTrigger);
-        integer("admission.reject-status", b::rejectStatus);
-        duration("admission.retry-after", b::retryAfter);
         try {
             return b.build();
         } catch (PolicyException e) {
@@ -286,9 +237,17 @@ public final class PolicyParser {
         }
     }
 
-    /** Fails on a key that is not part of the policy file's vocabulary; records rule numbers. */
+    /** Fails on a key that is not in the key table; records rule numbers. */
     private void checkKey(String key, List<String> classNames, Set<Integer> ruleNumbers) {
-        if (GLOBAL_KEYS.contains(key)) {
+        if (PolicyKeys.GLOBAL.find(key) != null) {
+            return;
+        }
+        String control = PolicyKeys.CONTROL.prefix();
+        if (key.startsWith(control)) {
+            if (PolicyKeys.CONTROL.find(key.substring(control.length())) == null) {
+                throw unknownKey(key, PolicyKeys.CONTROL.names(null),
+                        "controller keys are " + String.join(", ", PolicyKeys.CONTROL.names(null)));
+            }
             return;
         }
         if (key.startsWith("class.")) {
@@ -304,9 +263,9 @@ public final class PolicyParser {
                 throw error(key, raw.get(key), "class " + name + " is not listed in classes (" + String.join(", ",
                         classNames) + ")" + (near != null ? "; did you mean " + near + "?" : ""));
             }
-            if (!CLASS_KEYS.contains(rest)) {
-                throw unknownKey(key, prefixed("class." + name + ".", CLASS_KEYS),
-                        "per-class keys are " + String.join(", ", CLASS_KEYS));
+            if (PolicyKeys.CLASS.find(rest) == null) {
+                throw unknownKey(key, PolicyKeys.CLASS.names(name),
+                        "per-class keys are " + PolicyKeys.CLASS.suffixes());
             }
             return;
         }
@@ -318,16 +277,17 @@ public final class PolicyParser {
                 throw error(key, raw.get(key), "the rule number must be a positive integer without leading zeros"
                         + " (rule.1, rule.2, rule.10, ...)");
             }
-            if (!RULE_KEYS.contains(rest)) {
-                throw unknownKey(key, prefixed("rule." + number + ".", RULE_KEYS),
-                        "rule keys are " + String.join(", ", RULE_KEYS));
+            if (PolicyKeys.RULE.find(rest) == null) {
+                throw unknownKey(key, PolicyKeys.RULE.names(number),
+                        "rule keys are " + PolicyKeys.RULE.suffixes());
             }
             ruleNumbers.add(Integer.parseInt(number));
             return;
         }
-        List<String> candidates = new ArrayList<>(GLOBAL_KEYS);
+        List<String> candidates = new ArrayList<>(PolicyKeys.GLOBAL.names(null));
+        candidates.addAll(PolicyKeys.CONTROL.names(null));
         for (String c : classNames) {
-            candidates.addAll(prefixed("class." + c + ".", CLASS_KEYS));
+            candidates.addAll(PolicyKeys.CLASS.names(c));
         }
         throw unknownKey(key, candidates, "see docs/configuration.md for the keys");
     }
@@ -337,60 +297,67 @@ public final class PolicyParser {
         return error(key, raw.get(key), "unknown key; " + (near != null ? "did you mean " + near + "?" : otherwise));
     }
 
-    private ClassPolicy classPolicy(ClassPolicy c) {
-        String k = "class." + c.name() + ".";
-        c = withInteger(c, k + "budget", ClassPolicy::withBudget);
-        c = withInteger(c, k + "min-budget", ClassPolicy::withMinBudget);
-        c = withInteger(c, k + "weight", ClassPolicy::withWeight);
-        c = withInteger(c, k + "reserve", ClassPolicy::withReserve);
-        c = withInteger(c, k + "max-queue", ClassPolicy::withMaxQueue);
-        c = withDuration(c, k + "max-wait", ClassPolicy::withMaxWait);
-        c = withDuration(c, k + "delay-target", ClassPolicy::withDelayTarget);
-        String rate = value(k + "session-rate");
-        if (rate != null) {
-            c = c.withSessionRate(decimal(k + "session-rate", rate));
+    /**
+     * Applies every key of a section that the file gives, in table order.
+     *
+     * @param id the class name or rule number of a {@code class.<name>.} or {@code rule.<n>.} section
+     */
+    private <S> S applyAll(PolicyKeys.Section<S> section, String id, S subject) {
+        String prefix = id == null ? section.prefix() : section.prefix(id);
+        for (Key<S, ?> key : section.keys()) {
+            String fileKey = prefix + key.name();
+            String v = value(fileKey);
+            if (v != null) {
+                try {
+                    subject = key.apply(subject, v);
+                } catch (PolicyException e) {
+                    throw e;
+                } catch (IllegalArgumentException e) {
+                    throw error(fileKey, v, e.getMessage());
+                }
+            }
         }
-        c = withInteger(c, k + "session-burst", ClassPolicy::withSessionBurst);
-        c = withInteger(c, k + "admission.total-queued", ClassPolicy::withTotalQueuedTrigger);
-        c = withInteger(c, k + "admission.higher-queued", ClassPolicy::withHigherQueuedTrigger);
-        return c;
+        return subject;
+    }
+
+    /** The value of a policy-wide key the file gives, parsed by its row. */
+    private <T> T parsed(Key<QosPolicy.Builder, T> key) {
+        String v = value(key.name());
+        try {
+            return key.type().parse(v);
+        } catch (IllegalArgumentException e) {
+            throw error(key.name(), v, e.getMessage());
+        }
     }
 
     private Rule rule(int n, List<String> classNames) {
-        String k = "rule." + n + ".";
-        String typeText = value(k + "type");
-        String types = keysOf(Rule.Type.values(), Rule.Type::key);
-        if (typeText == null) {
-            throw error(k + "type", UNSET, "required: one of " + types);
+        String k = PolicyKeys.RULE.prefix(Integer.toString(n));
+        if (!raw.containsKey(k + "type")) {
+            throw error(k + "type", UNSET, "required: one of " + PolicyKeys.RULE_TYPE.type().choiceList());
         }
-        Rule.Type type = Rule.Type.fromKey(typeText);
-        if (type == null) {
-            throw error(k + "type", typeText, "unknown rule type; one of " + types);
-        }
+        Rule r = applyAll(PolicyKeys.RULE, Integer.toString(n), new Rule(null, List.of(), null, null));
+        Rule.Type type = r.type();
         if (type == Rule.Type.TIER_COOKIE) {
             // the class is the one signed into the cookie; a class or value here would be silently ignored
             unused(k + "class", "a tier-cookie rule takes its class from the cookie");
             unused(k + "value", "a tier-cookie rule has no value");
             unused(k + "header", "only header rules name a header");
-            return Rule.tierCookie();
+            return r;
         }
         if (type != Rule.Type.HEADER) {
             unused(k + "header", "only header rules name a header");
         }
-        String serviceClass = value(k + "class");
-        if (serviceClass == null) {
+        if (r.serviceClass() == null) {
             throw error(k + "class", UNSET, "required for a " + type.key() + " rule: one of "
                     + String.join(", ", classNames));
         }
-        String header = value(k + "header");
-        if (type == Rule.Type.HEADER && header == null) {
+        if (type == Rule.Type.HEADER && r.header() == null) {
             throw error(k + "header", UNSET, "required for a header rule: the name of the request header");
         }
         if (type != Rule.Type.HEADER && !raw.containsKey(k + "value")) {
             throw error(k + "value", UNSET, "required for a " + type.key() + " rule");
         }
-        List<String> values = raw.containsKey(k + "value") ? list(k + "value") : List.of();
-        return new Rule(type, values, header, serviceClass);
+        return r;
     }
 
     private void unused(String key, String reason) {
@@ -419,124 +386,6 @@ public final class PolicyParser {
         }
         // a secret is used byte for byte, whatever surrounds it; other values are trimmed like the file's
         return SECRET_KEYS.contains(key) ? resolved : resolved.trim();
-    }
-
-    private List<String> list(String key) {
-        String v = value(key);
-        if (v.isEmpty()) {
-            return List.of();
-        }
-        List<String> items = new ArrayList<>();
-        for (String item : v.split(",", -1)) {
-            String t = item.trim();
-            if (t.isEmpty()) {
-                throw error(key, v, "empty item in the comma-separated list");
-            }
-            items.add(t);
-        }
-        return items;
-    }
-
-    private void string(String key, Consumer<String> setter) {
-        String v = value(key);
-        if (v != null) {
-            setter.accept(v);
-        }
-    }
-
-    private void integer(String key, Consumer<Integer> setter) {
-        String v = value(key);
-        if (v != null) {
-            setter.accept(intValue(key, v));
-        }
-    }
-
-    private void duration(String key, Consumer<Duration> setter) {
-        String v = value(key);
-        if (v != null) {
-            setter.accept(durationValue(key, v));
-        }
-    }
-
-    private ClassPolicy withInteger(ClassPolicy c, String key, BiFunction<ClassPolicy, Integer, ClassPolicy> with) {
-        String v = value(key);
-        return v == null ? c : with.apply(c, intValue(key, v));
-    }
-
-    private ClassPolicy withDuration(ClassPolicy c, String key, BiFunction<ClassPolicy, Duration, ClassPolicy> with) {
-        String v = value(key);
-        return v == null ? c : with.apply(c, durationValue(key, v));
-    }
-
-    private int intValue(String key, String v) {
-        long n = longValue(key, v);
-        if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
-            throw error(key, v, "not an integer in range (too large)");
-        }
-        return (int) n;
-    }
-
-    private long longValue(String key, String v) {
-        if (!INTEGER.matcher(v).matches()) {
-            throw error(key, v, "not an integer");
-        }
-        try {
-            return Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw error(key, v, "not an integer in range (too large)");
-        }
-    }
-
-    private double decimal(String key, String v) {
-        if (!DECIMAL.matcher(v).matches()) {
-            throw error(key, v, "not a decimal number (digits, optionally with a '.' fraction)");
-        }
-        return Double.parseDouble(v);
-    }
-
-    private boolean bool(String key, String v) {
-        if (v.equals("true")) {
-            return true;
-        }
-        if (v.equals("false")) {
-            return false;
-        }
-        throw error(key, v, "must be true or false");
-    }
-
-    private Duration durationValue(String key, String v) {
-        String units = "a whole number with a unit: ms, s, m, h or d (250ms, 5s, 10m, 2h, 30d), or ISO-8601 (PT5S)";
-        if (INTEGER.matcher(v).matches()) {
-            throw error(key, v, "a duration needs a unit: write " + v + "s or " + v + "ms (units ms, s, m, h, d)"
-                    + " or ISO-8601 like PT" + v + "S");
-        }
-        Matcher m = DURATION.matcher(v);
-        try {
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                switch (m.group(2)) {
-                    case "ms":
-                        return Duration.ofMillis(n);
-                    case "s":
-                        return Duration.ofSeconds(n);
-                    case "m":
-                        return Duration.ofMinutes(n);
-                    case "h":
-                        return Duration.ofHours(n);
-                    default:
-                        return Duration.ofDays(n);
-                }
-            }
-            String upper = v.toUpperCase(Locale.ROOT);
-            if (upper.startsWith("P") || upper.startsWith("-P") || upper.startsWith("+P")) {
-                return Duration.parse(v);
-            }
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw error(key, v, "duration too large");
-        } catch (DateTimeParseException e) {
-            throw error(key, v, "not a duration: " + units);
-        }
-        throw error(key, v, "not a duration: " + units);
     }
 
     // ---- errors
@@ -592,20 +441,14 @@ public final class PolicyParser {
 
     // ---- suggestions
 
-    private static List<String> prefixed(String prefix, List<String> suffixes) {
-        List<String> keys = new ArrayList<>(suffixes.size());
-        for (String s : suffixes) {
-            keys.add(prefix + s);
+    private static Set<String> secretKeys() {
+        Set<String> keys = new HashSet<>();
+        for (Key<QosPolicy.Builder, ?> k : PolicyKeys.GLOBAL.keys()) {
+            if (k.type().secret()) {
+                keys.add(k.name());
+            }
         }
-        return keys;
-    }
-
-    private static <T> String keysOf(T[] values, Function<T, String> key) {
-        List<String> keys = new ArrayList<>(values.length);
-        for (T v : values) {
-            keys.add(key.apply(v));
-        }
-        return String.join(", ", keys);
+        return Set.copyOf(keys);
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import java.util.Arrays;
 import java.util.List;
@@ -6,25 +6,25 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * {@link RequestMatcher#hosts}: the host is one of a set of names, or a sub-domain of a wildcard
- * {@code *.domain}. Names are normalised once (lower case, no trailing dot); a request host is compared in
- * place with {@link String#regionMatches(boolean, int, String, int, int)}, without allocating. Immutable
- * and thread-safe.
+ * {@link ValueMatcher#hosts}: the host is one of a set of names, or a sub-domain of a wildcard
+ * {@code *.domain}. Names are normalised once (lower case, no trailing dot); a host is compared in place
+ * with {@link String#regionMatches(boolean, int, String, int, int)}, without allocating. Immutable and
+ * thread-safe.
  */
-final class HostMatcher implements RequestMatcher {
+final class HostPatterns implements ValueMatcher {
 
     private final String[] exact;
     /** Wildcards without their {@code *}: {@code ".example.com"}. */
     private final String[] suffixes;
     private final String description;
 
-    private HostMatcher(String[] exact, String[] suffixes, String description) {
+    private HostPatterns(String[] exact, String[] suffixes, String description) {
         this.exact = exact;
         this.suffixes = suffixes;
         this.description = description;
     }
 
-    static HostMatcher of(List<String> hosts) {
+    static HostPatterns of(List<String> hosts) {
         Objects.requireNonNull(hosts, "hosts");
         String[] exact = new String[hosts.size()];
         String[] suffixes = new String[hosts.size()];
@@ -50,12 +50,11 @@ final class HostMatcher implements RequestMatcher {
                 exact[e++] = name;
             }
         }
-        return new HostMatcher(Arrays.copyOf(exact, e), Arrays.copyOf(suffixes, s), "hosts" + hosts);
+        return new HostPatterns(Arrays.copyOf(exact, e), Arrays.copyOf(suffixes, s), "hosts" + hosts);
     }
 
     @Override
-    public boolean matches(RequestView request) {
-        String host = request.host();
+    public boolean matches(String host) {
         if (host == null) {
             return false;
         }

@@ -1,4 +1,4 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 /**
  * A hand-written parser for IP address literals: IPv4 dotted quads and IPv6 text (RFC 4291 section 2.2,

@@ -1,42 +1,41 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * {@link RequestMatcher#paths}: the path matches one of a set of prefixes or segment globs. See there for
- * the syntax.
+ * {@link ValueMatcher#paths}: the path matches one of a set of prefixes or segment globs. See there for the
+ * syntax.
  *
- * <p>Patterns are split into segments once; a request is matched by walking its path in place, without
+ * <p>Patterns are split into segments once; a path is matched by walking it in place, without
  * allocating or compiling anything. A glob's {@code **} segments are handled block by block (the segments
  * between two {@code **} always cover the same number of path segments, so taking the leftmost place for
  * each block is enough), which keeps the work polynomial whatever the path: no backtracking blow-up on a
  * hostile path. Immutable and thread-safe.
  */
-final class PathPatternMatcher implements RequestMatcher {
+final class PathPatterns implements ValueMatcher {
 
     private final Pattern[] patterns;
     private final String description;
 
-    private PathPatternMatcher(Pattern[] patterns, String description) {
+    private PathPatterns(Pattern[] patterns, String description) {
         this.patterns = patterns;
         this.description = description;
     }
 
-    static PathPatternMatcher of(List<String> patterns) {
+    static PathPatterns of(List<String> patterns) {
         Objects.requireNonNull(patterns, "patterns");
         Pattern[] compiled = new Pattern[patterns.size()];
         int n = 0;
         for (String pattern : patterns) {
             compiled[n++] = compile(pattern);
         }
-        return new PathPatternMatcher(compiled, "paths" + patterns);
+        return new PathPatterns(compiled, "paths" + patterns);
     }
 
     @Override
-    public boolean matches(RequestView request) {
-        String path = request.path();
+    public boolean matches(String path) {
         if (path == null) {
             return false;
         }

@@ -1,18 +1,17 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * {@link RequestMatcher#ipRanges}: the remote address is in one of a set of CIDR ranges. See there for the
- * accepted syntax and how IPv4 and IPv4-mapped IPv6 addresses relate.
+ * {@link ValueMatcher#ipRanges}: an address is in one of a set of CIDR ranges. See there for the accepted
+ * syntax and how IPv4 and IPv4-mapped IPv6 addresses relate.
  *
- * <p>Ranges are kept as pairs of longs, network and mask, so that a request costs one parse of its address
- * (which allocates nothing, see {@link IpLiteral}) and a masked compare per range. Immutable and
- * thread-safe.
+ * <p>Ranges are kept as pairs of longs, network and mask, so that an address costs one parse (which
+ * allocates nothing, see {@link IpLiteral}) and a masked compare per range. Immutable and thread-safe.
  */
-final class IpRangeMatcher implements RequestMatcher {
+final class IpRanges implements ValueMatcher {
 
     /** The high 96 bits of an IPv4-mapped address {@code ::ffff:a.b.c.d}, which sit in the low long. */
     private static final long MAPPED_PREFIX = 0xFFFF_0000_0000L;
@@ -35,13 +34,13 @@ final class IpRangeMatcher implements RequestMatcher {
         }
     };
 
-    private IpRangeMatcher(long[] ipv4, long[] ipv6, String description) {
+    private IpRanges(long[] ipv4, long[] ipv6, String description) {
         this.ipv4 = ipv4;
         this.ipv6 = ipv6;
         this.description = description;
     }
 
-    static IpRangeMatcher of(List<String> ranges) {
+    static IpRanges of(List<String> ranges) {
         Objects.requireNonNull(ranges, "ranges");
         long[] ipv4 = new long[2 * ranges.size()];
         long[] ipv6 = new long[4 * ranges.size()];
@@ -78,12 +77,11 @@ final class IpRangeMatcher implements RequestMatcher {
                 ipv4[v4++] = mask;
             }
         }
-        return new IpRangeMatcher(Arrays.copyOf(ipv4, v4), Arrays.copyOf(ipv6, v6), "ipRanges" + ranges);
+        return new IpRanges(Arrays.copyOf(ipv4, v4), Arrays.copyOf(ipv6, v6), "ipRanges" + ranges);
     }
 
     @Override
-    public boolean matches(RequestView request) {
-        String address = request.remoteAddress();
+    public boolean matches(String address) {
         return address != null && IpLiteral.parse(address, 0, address.length(), tester);
     }
 

@@ -1,4 +1,4 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 /**
  * A policy setting is missing or wrong. The message names the key, the value and the reason, e.g.

@@ -1,17 +1,19 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
  * The whole configuration of one engine: service classes in priority order, scheduling, classification
- * rules, cookies, the session table and admission. Immutable and thread-safe; changing settings at run time
- * means building a new policy ({@link #toBuilder()}) or calling the engine's setters. Read one from a
- * properties file with {@link PolicyParser}; every key is documented in {@code docs/configuration.md}.
+ * rules, cookies, the session table, admission and the feedback controller ({@link #control()}). Immutable
+ * and thread-safe; changing settings at run time means building a new policy ({@link #toBuilder()}) or
+ * calling the engine's setters. Read one from a properties file with {@link PolicyParser}; every key is
+ * described in the key table ({@code PolicyKeys}) and documented in {@code docs/configuration.md}.
  */
 public final class QosPolicy {
 
@@ -68,6 +70,7 @@ public final class QosPolicy {
     private final int higherQueuedTrigger;
     private final int rejectStatus;
     private final Duration retryAfter;
+    private final ControlPolicy control;
 
     private QosPolicy(Builder b, List<ClassPolicy> resolved) {
         this.classes = List.copyOf(resolved);
@@ -88,6 +91,7 @@ public final class QosPolicy {
         this.higherQueuedTrigger = b.higherQueuedTrigger;
         this.rejectStatus = b.rejectStatus;
         this.retryAfter = b.retryAfter;
+        this.control = b.control;
     }
 
     public static Builder builder() {
@@ -115,6 +119,7 @@ public final class QosPolicy {
         b.higherQueuedTrigger = higherQueuedTrigger;
         b.rejectStatus = rejectStatus;
         b.retryAfter = retryAfter;
+        b.control = control;
         return b;
     }
 
@@ -218,10 +223,33 @@ public final class QosPolicy {
         return retryAfter;
     }
 
+    /** The feedback controller's settings ({@code control.*}); default: off. */
+    public ControlPolicy control() {
+        return control;
+    }
+
+    /** Equal when every setting is (secrets included). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof QosPolicy && settings().equals(((QosPolicy) o).settings());
+    }
+
+    @Override
+    public int hashCode() {
+        return settings().hashCode();
+    }
+
+    private List<Object> settings() {
+        return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, borrowing, rules, tierCookieName, secret,
+                previousSecret, tierCookieMaxAge, sessionCookieName, sessionMaxAge, sessionTableMaxEntries,
+                sessionIdleTimeout, totalQueuedTrigger, higherQueuedTrigger, rejectStatus, retryAfter, control);
+    }
+
     @Override
     public String toString() {
         return "QosPolicy{classes=" + classes + ", default=" + defaultClass + ", scheduling=" + scheduling.key()
-                + ", maxExecuting=" + maxExecuting + ", borrowing=" + borrowing + ", rules=" + rules + "}";
+                + ", maxExecuting=" + maxExecuting + ", borrowing=" + borrowing + ", rules=" + rules
+                + ", control=" + control + "}";
     }
 
     /**
@@ -247,6 +275,7 @@ public final class QosPolicy {
         private int higherQueuedTrigger;
         private int rejectStatus = 503;
         private Duration retryAfter = Duration.ofSeconds(10);
+        private ControlPolicy control = ControlPolicy.DEFAULTS;
 
         private Builder() {
         }
@@ -359,6 +388,12 @@ public final class QosPolicy {
             return this;
         }
 
+        /** The controller's settings; default {@link ControlPolicy#DEFAULTS} (off). */
+        public Builder control(ControlPolicy c) {
+            this.control = c;
+            return this;
+        }
+
         /**
          * Checks every setting and builds the policy.
          *
@@ -386,7 +421,7 @@ public final class QosPolicy {
             }
             int reserves = 0;
             for (ClassPolicy c : resolved) {
-                reserves += c.reserve();
+                reserves += c.capacity().reserve();
             }
             ClassPolicy.check(reserves <= maxExecuting, "class.*.reserve", reserves,
                     "the reserves add up to more than max-executing (" + maxExecuting + ")");
@@ -416,7 +451,7 @@ public final class QosPolicy {
                     throw new PolicyException(k + ".value", "", "a " + r.type().key() + " rule needs a value");
                 }
                 try {
-                    RuleMatchers.forRule(r);
+                    r.valueMatcher();
                 } catch (IllegalArgumentException e) {
                     throw new PolicyException(k + ".value", String.join(", ", r.values()), e.getMessage());
                 }
@@ -448,6 +483,8 @@ public final class QosPolicy {
                     "must be 503 or 429");
             ClassPolicy.check(retryAfter != null && !retryAfter.isNegative() && retryAfter.getSeconds() <= 86_400,
                     "admission.retry-after", retryAfter, "must be 0s..1d");
+            ClassPolicy.check(control != null, "control", "null", "required");
+            control.check(classes.size());
             return new QosPolicy(this, resolved);
         }
 

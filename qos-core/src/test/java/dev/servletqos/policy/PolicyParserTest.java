@@ -1,4 +1,4 @@
-package dev.servletqos;
+package dev.servletqos.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -49,43 +49,43 @@ class PolicyParserTest {
         assertFalse(p.borrowing());
 
         ClassPolicy premium = p.classes().get(0);
-        assertEquals(20, premium.budget());
-        assertEquals(4, premium.minBudget());
-        assertEquals(6, premium.weight());
-        assertEquals(8, premium.reserve());
-        assertEquals(200, premium.maxQueue());
-        assertEquals(Duration.ofSeconds(15), premium.maxWait());
-        assertEquals(Duration.ofMillis(250), premium.delayTarget());
-        assertEquals(50.0, premium.sessionRate());
-        assertEquals(80, premium.sessionBurst());
-        assertEquals(500, premium.totalQueuedTrigger());
-        assertEquals(0, premium.higherQueuedTrigger());
+        assertEquals(20, premium.capacity().budget());
+        assertEquals(4, premium.capacity().minBudget());
+        assertEquals(6, premium.capacity().weight());
+        assertEquals(8, premium.capacity().reserve());
+        assertEquals(200, premium.queue().maxQueue());
+        assertEquals(Duration.ofSeconds(15), premium.queue().maxWait());
+        assertEquals(Duration.ofMillis(250), premium.delay().target());
+        assertEquals(50.0, premium.admission().sessionRate());
+        assertEquals(80, premium.admission().sessionBurst());
+        assertEquals(500, premium.admission().totalQueuedTrigger());
+        assertEquals(0, premium.admission().higherQueuedTrigger());
 
         ClassPolicy standard = p.classes().get(1);
-        assertEquals(12, standard.budget());
-        assertEquals(2, standard.minBudget());
-        assertEquals(3, standard.weight());
-        assertEquals(4, standard.reserve());
-        assertEquals(150, standard.maxQueue());
-        assertEquals(Duration.ofSeconds(8), standard.maxWait());
-        assertEquals(Duration.ofSeconds(2), standard.delayTarget());
-        assertEquals(12.5, standard.sessionRate());
-        assertEquals(25, standard.sessionBurst());
-        assertEquals(120, standard.totalQueuedTrigger());
-        assertEquals(6, standard.higherQueuedTrigger());
+        assertEquals(12, standard.capacity().budget());
+        assertEquals(2, standard.capacity().minBudget());
+        assertEquals(3, standard.capacity().weight());
+        assertEquals(4, standard.capacity().reserve());
+        assertEquals(150, standard.queue().maxQueue());
+        assertEquals(Duration.ofSeconds(8), standard.queue().maxWait());
+        assertEquals(Duration.ofSeconds(2), standard.delay().target());
+        assertEquals(12.5, standard.admission().sessionRate());
+        assertEquals(25, standard.admission().sessionBurst());
+        assertEquals(120, standard.admission().totalQueuedTrigger());
+        assertEquals(6, standard.admission().higherQueuedTrigger());
 
         ClassPolicy basic = p.classes().get(2);
-        assertEquals(8, basic.budget());
-        assertEquals(0, basic.minBudget());
-        assertEquals(1, basic.weight());
-        assertEquals(0, basic.reserve());
-        assertEquals(50, basic.maxQueue());
-        assertEquals(Duration.ofSeconds(5), basic.maxWait());
-        assertEquals(Duration.ofSeconds(3), basic.delayTarget());
-        assertEquals(0.5, basic.sessionRate());
-        assertEquals(3, basic.sessionBurst());
-        assertEquals(100, basic.totalQueuedTrigger(), "unset: the policy-wide j");
-        assertEquals(4, basic.higherQueuedTrigger(), "unset: the policy-wide k");
+        assertEquals(8, basic.capacity().budget());
+        assertEquals(0, basic.capacity().minBudget());
+        assertEquals(1, basic.capacity().weight());
+        assertEquals(0, basic.capacity().reserve());
+        assertEquals(50, basic.queue().maxQueue());
+        assertEquals(Duration.ofSeconds(5), basic.queue().maxWait());
+        assertEquals(Duration.ofSeconds(3), basic.delay().target());
+        assertEquals(0.5, basic.admission().sessionRate());
+        assertEquals(3, basic.admission().sessionBurst());
+        assertEquals(100, basic.admission().totalQueuedTrigger(), "unset: the policy-wide j");
+        assertEquals(4, basic.admission().higherQueuedTrigger(), "unset: the policy-wide k");
 
         assertEquals(List.of(
                 Rule.tierCookie(),
@@ -106,6 +106,14 @@ class PolicyParserTest {
         assertEquals(4, p.higherQueuedTrigger());
         assertEquals(429, p.rejectStatus());
         assertEquals(Duration.ofSeconds(30), p.retryAfter());
+
+        ControlPolicy control = p.control();
+        assertEquals(ControlPolicy.Mode.RELATIVE, control.mode());
+        assertEquals(Duration.ofMillis(500), control.period());
+        assertEquals(0.95, control.delayQuantile());
+        assertEquals(new ControlPolicy.Gains(-1.5, 0.5), control.absolute());
+        assertEquals(new ControlPolicy.Gains(0.4, 0.1), control.relative());
+        assertFalse(control.antiWindup());
     }
 
     @Test
@@ -130,18 +138,24 @@ class PolicyParserTest {
         assertEquals(0, p.higherQueuedTrigger());
         assertEquals(503, p.rejectStatus());
         assertEquals(Duration.ofSeconds(10), p.retryAfter());
+        assertEquals(ControlPolicy.Mode.OFF, p.control().mode());
+        assertEquals(Duration.ofSeconds(1), p.control().period());
+        assertEquals(0.0, p.control().delayQuantile(), "the mean");
+        assertEquals(new ControlPolicy.Gains(ControlPolicy.DEFAULT_ABSOLUTE_GAIN, 0.3), p.control().absolute());
+        assertEquals(new ControlPolicy.Gains(0.3, 0.05), p.control().relative());
+        assertTrue(p.control().antiWindup());
         for (ClassPolicy c : p.classes()) {
-            assertEquals(16, c.budget(), c.name());
-            assertEquals(1, c.minBudget(), c.name());
-            assertEquals(1, c.weight(), c.name());
-            assertEquals(0, c.reserve(), c.name());
-            assertEquals(100, c.maxQueue(), c.name());
-            assertEquals(Duration.ofSeconds(10), c.maxWait(), c.name());
-            assertEquals(Duration.ofSeconds(1), c.delayTarget(), c.name());
-            assertEquals(0.0, c.sessionRate(), c.name());
-            assertEquals(1, c.sessionBurst(), c.name());
-            assertEquals(0, c.totalQueuedTrigger(), c.name());
-            assertEquals(0, c.higherQueuedTrigger(), c.name());
+            assertEquals(16, c.capacity().budget(), c.name());
+            assertEquals(1, c.capacity().minBudget(), c.name());
+            assertEquals(1, c.capacity().weight(), c.name());
+            assertEquals(0, c.capacity().reserve(), c.name());
+            assertEquals(100, c.queue().maxQueue(), c.name());
+            assertEquals(Duration.ofSeconds(10), c.queue().maxWait(), c.name());
+            assertEquals(Duration.ofSeconds(1), c.delay().target(), c.name());
+            assertEquals(0.0, c.admission().sessionRate(), c.name());
+            assertEquals(1, c.admission().sessionBurst(), c.name());
+            assertEquals(0, c.admission().totalQueuedTrigger(), c.name());
+            assertEquals(0, c.admission().higherQueuedTrigger(), c.name());
         }
     }
 
@@ -268,6 +282,10 @@ class PolicyParserTest {
         assertFails("classes = a\nclass.a.budjet = 3", "class.a.budjet = 3: unknown key; did you mean class.a.budget?");
         assertFails("classes = a\nrule.1.clas = a", "rule.1.clas = a: unknown key; did you mean rule.1.class?");
         assertFails("classes = a\nthrottle = on", "throttle = on: unknown key; see docs/configuration.md");
+        assertFails("classes = a\nclass.a.throttle = on",
+                "class.a.throttle = on: unknown key; per-class keys are budget, min-budget, weight");
+        assertFails("classes = a\nrule.1.match = x", "rule.1.match = x: unknown key; rule keys are type, value, header,"
+                + " class");
     }
 
     @Test
@@ -329,6 +347,77 @@ class PolicyParserTest {
         String m = assertFails("classes = a\ntier-cookie.secrett = hunter2-hunter2-hunter2",
                 "tier-cookie.secrett = (hidden): unknown key; did you mean tier-cookie.secret?");
         assertFalse(m.contains("hunter2"), m);
+    }
+
+    @Test
+    void controlSyntaxErrors() {
+        assertFails("classes = a\ncontrol.mode = pid",
+                "qos.properties: control.mode = pid: unknown control mode; one of off, absolute, relative");
+        assertFails("classes = a\ncontrol.delay = p75",
+                "control.delay = p75: unknown delay; one of mean, p50, p90, p95, p99");
+        assertFails("classes = a\ncontrol.absolute.gain = +0.8",
+                "control.absolute.gain = +0.8: not a decimal number");
+        assertFails("classes = a\ncontrol.absolute.gain = -.8", "control.absolute.gain = -.8: not a decimal number");
+        assertFails("classes = a\ncontrol.period = 1", "control.period = 1: a duration needs a unit");
+        assertFails("classes = a\ncontrol.anti-windup = on", "control.anti-windup = on: must be true or false");
+        assertFails("classes = a\ncontrol.absolute.gian = -1",
+                "control.absolute.gian = -1: unknown key; did you mean control.absolute.gain?");
+        assertFails("classes = a\ncontrol.antiWindup = false",
+                "control.antiWindup = false: unknown key; did you mean control.anti-windup?");
+        assertFails("classes = a\ncontrol.windup = false",
+                "control.windup = false: unknown key; controller keys are control.mode, control.period");
+    }
+
+    @Test
+    void controlDelayNamesAreQuantiles() {
+        assertEquals(0.0, parse("classes = a\ncontrol.delay = mean").control().delayQuantile());
+        assertEquals(0.5, parse("classes = a\ncontrol.delay = p50").control().delayQuantile());
+        assertEquals(0.9, parse("classes = a\ncontrol.delay = p90").control().delayQuantile());
+        assertEquals(0.95, parse("classes = a\ncontrol.delay = p95").control().delayQuantile());
+        assertEquals(0.99, parse("classes = a\ncontrol.delay = p99").control().delayQuantile());
+    }
+
+    @Test
+    void controlGainsTakeEitherSign() {
+        ControlPolicy c = parse("classes = a, b\ncontrol.mode = absolute\n"
+                + "control.absolute.gain = -2.25\ncontrol.relative.gain = 1.5\ncontrol.relative.zero = 0")
+                .control();
+        assertEquals(ControlPolicy.Mode.ABSOLUTE, c.mode());
+        assertEquals(new ControlPolicy.Gains(-2.25, ControlPolicy.DEFAULT_ABSOLUTE_ZERO), c.absolute());
+        assertEquals(new ControlPolicy.Gains(1.5, 0), c.relative());
+        assertEquals(new ControlPolicy.Gains(-3, ControlPolicy.DEFAULT_RELATIVE_ZERO),
+                parse("classes = a\ncontrol.relative.gain = -3").control().relative());
+    }
+
+    @Test
+    void controlRangeErrors() {
+        assertFails("classes = a\ncontrol.period = 50ms",
+                "qos.properties: control.period = PT0.05S: must be 100ms..1m");
+        assertFails("classes = a\ncontrol.period = 2m", "control.period = PT2M: must be 100ms..1m");
+        assertFails("classes = a\ncontrol.absolute.gain = 0",
+                "control.absolute.gain = 0.0: must be a finite number other than 0");
+        assertFails("classes = a\ncontrol.relative.gain = -0.0",
+                "control.relative.gain = -0.0: must be a finite number other than 0");
+        assertFails("classes = a\ncontrol.absolute.zero = 1",
+                "control.absolute.zero = 1.0: must be at least 0 and less than 1");
+        assertFails("classes = a\ncontrol.relative.zero = -0.05",
+                "control.relative.zero = -0.05: must be at least 0 and less than 1");
+        assertFails("classes = a\ncontrol.mode = relative",
+                "control.mode = relative: relative control needs at least two classes");
+        assertEquals(Duration.ofMillis(100), parse("classes = a\ncontrol.period = 100ms").control().period());
+        assertEquals(Duration.ofMinutes(1), parse("classes = a\ncontrol.period = 1m").control().period());
+    }
+
+    @Test
+    void controlFromTheBuilderIsCheckedToo() {
+        QosPolicy.Builder b = QosPolicy.builder().addClass(ClassPolicy.named("a"));
+        PolicyException e = assertThrows(PolicyException.class,
+                () -> b.control(ControlPolicy.DEFAULTS.withDelayQuantile(1)).build());
+        assertEquals("control.delay", e.key());
+        e = assertThrows(PolicyException.class, () -> b.control(ControlPolicy.DEFAULTS
+                .withAbsolute(new ControlPolicy.Gains(Double.NaN, 0.3))).build());
+        assertEquals("control.absolute.gain = NaN: must be a finite number other than 0", e.getMessage());
+        assertEquals(0.8, b.control(ControlPolicy.DEFAULTS.withDelayQuantile(0.8)).build().control().delayQuantile());
     }
 
     // ---- semantic errors, found by QosPolicy.Builder.build() and reported with the source
@@ -447,19 +536,11 @@ class PolicyParserTest {
     void docsListEveryKey() {
         String doc = docs();
         List<String> missing = new ArrayList<>();
-        for (String k : PolicyParser.GLOBAL_KEYS) {
-            if (!doc.contains("`" + k + "`")) {
-                missing.add(k);
-            }
-        }
-        for (String k : PolicyParser.CLASS_KEYS) {
-            if (!doc.contains("`class.<name>." + k + "`")) {
-                missing.add("class.<name>." + k);
-            }
-        }
-        for (String k : PolicyParser.RULE_KEYS) {
-            if (!doc.contains("`rule.<n>." + k + "`")) {
-                missing.add("rule.<n>." + k);
+        for (PolicyKeys.Section<?> section : PolicyKeys.SECTIONS) {
+            for (String k : section.names(null)) {
+                if (!doc.contains("`" + k + "`")) {
+                    missing.add(k);
+                }
             }
         }
         assertEquals(List.of(), missing, "keys missing from docs/configuration.md");
@@ -493,7 +574,7 @@ class PolicyParserTest {
     }
 
     private static Duration maxWait(String value) {
-        return parse("classes = a\nclass.a.max-wait = " + value).classes().get(0).maxWait();
+        return parse("classes = a\nclass.a.max-wait = " + value).classes().get(0).queue().maxWait();
     }
 
     private static List<String> names(QosPolicy p) {
@@ -513,7 +594,7 @@ class PolicyParserTest {
         }
     }
 
-    private static String docs() {
+    static String docs() {
         // surefire runs in the module directory; the docs are beside it
         Path doc = Path.of("..", "docs", "configuration.md");
         try {

@@ -1,0 +1,312 @@
+package dev.servletqos.policy;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings of one service class, grouped by what they govern: its {@link Capacity} (permits), its
+ * {@link Queue}, its {@link Delay} target and its session {@link Admission}. Immutable; build with
+ * {@link #named(String)} and the {@code with} methods, or through
+ * {@link QosPolicy.Builder#addClass(ClassPolicy)}.
+ *
+ * <p>A setting left unset takes its default when the whole {@link QosPolicy} is built (some defaults depend on
+ * the policy, e.g. the budget defaults to {@code max-executing}); the classes of a built policy have every
+ * setting resolved. Before that, an unset integer reads as {@link Integer#MIN_VALUE}, an unset duration as
+ * null and an unset rate as NaN; -1 is not "unset", so a configured -1 is reported rather than ignored.
+ *
+ * <p>Property keys in the policy file: {@code class.<name>.<key>}, listed in {@code docs/configuration.md}.
+ * A new per-class key is a component of one of the four records and one row of the key table.
+ *
+ * @param name      the class name, as used in rules, cookies, meters and JMX
+ * @param capacity  budget, minimum budget, reserve and weight
+ * @param queue     longest queue and longest wait
+ * @param delay     the delay target
+ * @param admission session rate and burst, WebQoS triggers j and k
+ */
+public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay delay, Admission admission) {
+
+    /** Not set: the default applies. Not -1, so that a configured -1 is reported rather than taken for unset. */
+    static final int UNSET = Integer.MIN_VALUE;
+
+    /** The longest class name, in characters. */
+    public static final int MAX_NAME_LENGTH = 32;
+
+    /**
+     * Concurrency permits.
+     *
+     * @param budget    requests of this class executing at once on its own permits ({@code budget}); default
+     *                  {@code max-executing}; 0..max-executing
+     * @param minBudget the lowest budget a controller may set ({@code min-budget}), against starvation; default
+     *                  1 (0 if the budget is 0); 0..budget
+     * @param reserve   permits kept for this class and never lent to others ({@code reserve}); default 0;
+     *                  0..budget
+     * @param weight    share under the weighted policy ({@code weight}); default 1; 1..1000
+     */
+    public record Capacity(int budget, int minBudget, int reserve, int weight) {
+
+        static final Capacity UNSET = new Capacity(ClassPolicy.UNSET, ClassPolicy.UNSET, ClassPolicy.UNSET,
+                ClassPolicy.UNSET);
+
+        public Capacity withBudget(int v) {
+            return new Capacity(v, minBudget, reserve, weight);
+        }
+
+        public Capacity withMinBudget(int v) {
+            return new Capacity(budget, v, reserve, weight);
+        }
+
+        public Capacity withReserve(int v) {
+            return new Capacity(budget, minBudget, v, weight);
+        }
+
+        public Capacity withWeight(int v) {
+            return new Capacity(budget, minBudget, reserve, v);
+        }
+
+        Capacity resolve(String k, int maxExecuting) {
+            int b = budget == ClassPolicy.UNSET ? maxExecuting : budget;
+            check(b >= 0 && b <= maxExecuting, k + "budget", b, "must be 0.." + maxExecuting + " (max-executing)");
+            int mb = minBudget == ClassPolicy.UNSET ? Math.min(1, b) : minBudget;
+            check(mb >= 0 && mb <= b, k + "min-budget", mb, "must be 0.." + b + " (the class's budget)");
+            int w = weight == ClassPolicy.UNSET ? 1 : weight;
+            check(w >= 1 && w <= 1000, k + "weight", w, "must be 1..1000");
+            int r = reserve == ClassPolicy.UNSET ? 0 : reserve;
+            check(r >= 0 && r <= b, k + "reserve", r, "must be 0.." + b + " (the class's budget)");
+            return new Capacity(b, mb, r, w);
+        }
+    }
+
+    /**
+     * The class's queue of waiting requests.
+     *
+     * @param maxQueue longest queue ({@code max-queue}); default 100; 0..1000000; a full queue answers 503
+     * @param maxWait  longest time a request may wait for a permit ({@code max-wait}); default 10 s; more than
+     *                 0, at most 1 h; then 503
+     */
+    public record Queue(int maxQueue, Duration maxWait) {
+
+        static final Queue UNSET = new Queue(ClassPolicy.UNSET, null);
+
+        public Queue withMaxQueue(int v) {
+            return new Queue(v, maxWait);
+        }
+
+        public Queue withMaxWait(Duration v) {
+            return new Queue(maxQueue, v);
+        }
+
+        Queue resolve(String k) {
+            int q = maxQueue == ClassPolicy.UNSET ? 100 : maxQueue;
+            check(q >= 0 && q <= 1_000_000, k + "max-queue", q, "must be 0..1000000");
+            Duration mw = maxWait == null ? Duration.ofSeconds(10) : maxWait;
+            check(!mw.isNegative() && !mw.isZero() && mw.compareTo(Duration.ofHours(1)) <= 0, k + "max-wait", mw,
+                    "must be more than 0 and at most 1h");
+            return new Queue(q, mw);
+        }
+    }
+
+    /**
+     * The class's delay target.
+     *
+     * @param target the target queueing delay ({@code delay-target}): the deadline under earliest-deadline
+     *               scheduling and the delay controller's reference; default 1 s; more than 0, at most 1 h
+     */
+    public record Delay(Duration target) {
+
+        static final Delay UNSET = new Delay(null);
+
+        public Delay withTarget(Duration v) {
+            return new Delay(v);
+        }
+
+        Delay resolve(String k) {
+            Duration dt = target == null ? Duration.ofSeconds(1) : target;
+            check(!dt.isNegative() && !dt.isZero() && dt.compareTo(Duration.ofHours(1)) <= 0, k + "delay-target",
+                    dt, "must be more than 0 and at most 1h");
+            return new Delay(dt);
+        }
+    }
+
+    /**
+     * Admission of new sessions of this class.
+     *
+     * @param sessionRate         new sessions admitted per second ({@code session-rate}); default 0, meaning no
+     *                            rate limit; 0..1e9
+     * @param sessionBurst        token bucket depth for new sessions ({@code session-burst}); default
+     *                            max(1, ceil(rate)); 1..1000000
+     * @param totalQueuedTrigger  WebQoS trigger j ({@code admission.total-queued}): refuse new sessions of this
+     *                            class while at least this many requests are queued in all classes; 0 = off.
+     *                            Default: the policy-wide value, except for the highest class, for which it is
+     *                            off
+     * @param higherQueuedTrigger WebQoS trigger k ({@code admission.higher-queued}): refuse new sessions of this
+     *                            class while at least this many requests of higher classes are queued; 0 = off.
+     *                            Default: the policy-wide value (never applies to the highest class)
+     */
+    public record Admission(double sessionRate, int sessionBurst, int totalQueuedTrigger, int higherQueuedTrigger) {
+
+        static final Admission UNSET = new Admission(Double.NaN, ClassPolicy.UNSET, ClassPolicy.UNSET,
+                ClassPolicy.UNSET);
+
+        public Admission withSessionRate(double perSecond) {
+            return new Admission(perSecond, sessionBurst, totalQueuedTrigger, higherQueuedTrigger);
+        }
+
+        public Admission withSessionBurst(int v) {
+            return new Admission(sessionRate, v, totalQueuedTrigger, higherQueuedTrigger);
+        }
+
+        public Admission withTotalQueuedTrigger(int v) {
+            return new Admission(sessionRate, sessionBurst, v, higherQueuedTrigger);
+        }
+
+        public Admission withHigherQueuedTrigger(int v) {
+            return new Admission(sessionRate, sessionBurst, totalQueuedTrigger, v);
+        }
+
+        Admission resolve(String k, int index, int policyTotalQueued, int policyHigherQueued) {
+            double rate = Double.isNaN(sessionRate) ? 0 : sessionRate;
+            check(rate >= 0 && rate <= 1e9 && !Double.isInfinite(rate), k + "session-rate", rate,
+                    "must be 0 (no limit) or a positive number of sessions per second");
+            int burst = sessionBurst == ClassPolicy.UNSET ? (int) Math.max(1, Math.ceil(rate)) : sessionBurst;
+            check(burst >= 1 && burst <= 1_000_000, k + "session-burst", burst, "must be 1..1000000");
+            int j = totalQueuedTrigger != ClassPolicy.UNSET ? totalQueuedTrigger
+                    : (index == 0 ? 0 : policyTotalQueued);
+            check(j >= 0, k + "admission.total-queued", j, "must be 0 (off) or more");
+            int kk = higherQueuedTrigger != ClassPolicy.UNSET ? higherQueuedTrigger
+                    : (index == 0 ? 0 : policyHigherQueued);
+            check(kk >= 0, k + "admission.higher-queued", kk, "must be 0 (off) or more");
+            check(index > 0 || kk == 0, k + "admission.higher-queued", kk,
+                    "the highest class has no higher class; leave it unset or 0");
+            return new Admission(rate, burst, j, kk);
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException if the name is not 1 to 32 letters, digits, '-' or '_'
+     * @throws NullPointerException     if a group is null
+     */
+    public ClassPolicy {
+        if (!isValidName(name)) {
+            throw new IllegalArgumentException("class name \"" + name
+                    + "\": must be 1 to " + MAX_NAME_LENGTH + " letters, digits, '-' or '_'");
+        }
+        Objects.requireNonNull(capacity, "capacity");
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(delay, "delay");
+        Objects.requireNonNull(admission, "admission");
+    }
+
+    /**
+     * A class with every setting unset (defaults apply when the policy is built).
+     *
+     * @throws IllegalArgumentException if the name is not 1 to 32 letters, digits, '-' or '_'
+     */
+    public static ClassPolicy named(String name) {
+        return new ClassPolicy(name, Capacity.UNSET, Queue.UNSET, Delay.UNSET, Admission.UNSET);
+    }
+
+    /**
+     * Whether {@code name} is a service class name: 1 to {@value #MAX_NAME_LENGTH} ASCII letters, digits,
+     * {@code '-'} or {@code '_'}. The one rule for class names: the signed cookies carry the class, and their
+     * format relies on this alphabet being the base64url alphabet.
+     */
+    public static boolean isValidName(String name) {
+        if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+                    || c == '_')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public ClassPolicy withCapacity(Capacity c) {
+        return new ClassPolicy(name, c, queue, delay, admission);
+    }
+
+    public ClassPolicy withQueue(Queue q) {
+        return new ClassPolicy(name, capacity, q, delay, admission);
+    }
+
+    public ClassPolicy withDelay(Delay d) {
+        return new ClassPolicy(name, capacity, queue, d, admission);
+    }
+
+    public ClassPolicy withAdmission(Admission a) {
+        return new ClassPolicy(name, capacity, queue, delay, a);
+    }
+
+    // ---- one setting at a time, for code that builds a policy: each delegates to its record
+
+    /** {@code budget}: see {@link Capacity#budget()}. */
+    public ClassPolicy withBudget(int v) {
+        return withCapacity(capacity.withBudget(v));
+    }
+
+    /** {@code min-budget}: see {@link Capacity#minBudget()}. */
+    public ClassPolicy withMinBudget(int v) {
+        return withCapacity(capacity.withMinBudget(v));
+    }
+
+    /** {@code reserve}: see {@link Capacity#reserve()}. */
+    public ClassPolicy withReserve(int v) {
+        return withCapacity(capacity.withReserve(v));
+    }
+
+    /** {@code weight}: see {@link Capacity#weight()}. */
+    public ClassPolicy withWeight(int v) {
+        return withCapacity(capacity.withWeight(v));
+    }
+
+    /** {@code max-queue}: see {@link Queue#maxQueue()}. */
+    public ClassPolicy withMaxQueue(int v) {
+        return withQueue(queue.withMaxQueue(v));
+    }
+
+    /** {@code max-wait}: see {@link Queue#maxWait()}. */
+    public ClassPolicy withMaxWait(Duration v) {
+        return withQueue(queue.withMaxWait(v));
+    }
+
+    /** {@code delay-target}: see {@link Delay#target()}. */
+    public ClassPolicy withDelayTarget(Duration v) {
+        return withDelay(delay.withTarget(v));
+    }
+
+    /** {@code session-rate}: see {@link Admission#sessionRate()}. */
+    public ClassPolicy withSessionRate(double perSecond) {
+        return withAdmission(admission.withSessionRate(perSecond));
+    }
+
+    /** {@code session-burst}: see {@link Admission#sessionBurst()}. */
+    public ClassPolicy withSessionBurst(int v) {
+        return withAdmission(admission.withSessionBurst(v));
+    }
+
+    /** {@code admission.total-queued}: see {@link Admission#totalQueuedTrigger()}. */
+    public ClassPolicy withTotalQueuedTrigger(int v) {
+        return withAdmission(admission.withTotalQueuedTrigger(v));
+    }
+
+    /** {@code admission.higher-queued}: see {@link Admission#higherQueuedTrigger()}. */
+    public ClassPolicy withHigherQueuedTrigger(int v) {
+        return withAdmission(admission.withHigherQueuedTrigger(v));
+    }
+
+    /** Fills unset settings from the policy-wide defaults and checks ranges; messages name the key. */
+    ClassPolicy resolve(int index, int maxExecuting, int policyTotalQueued, int policyHigherQueued) {
+        String k = "class." + name + ".";
+        return new ClassPolicy(name, capacity.resolve(k, maxExecuting), queue.resolve(k), delay.resolve(k),
+                admission.resolve(k, index, policyTotalQueued, policyHigherQueued));
+    }
+
+    static void check(boolean ok, String key, Object value, String reason) {
+        if (!ok) {
+            throw new PolicyException(key, String.valueOf(value), reason);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package dev.servletqos.policy;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The feedback controller's settings (keys {@code control.*}): which law runs, how often, which queue delay it
+ * holds at each class's target, the gains of its two PI laws and whether it guards against wind-up. Each
+ * class's {@code delay-target} ({@link ClassPolicy.Delay#target()}) is the controller's reference and its
+ * {@code min-budget} ({@link ClassPolicy.Capacity#minBudget()}) the floor of the budget it sets.
+ *
+ * <p>Both laws are incremental PI controllers, {@code u(m) = u(m-1) + g (e(m) - r e(m-1))} (paper 001, eq. 8),
+ * with gain {@code g} and zero {@code r} ({@code r = 1 - T/Ti} of a discretised PI with period {@code T} and
+ * integral time {@code Ti}).
+ *
+ * <p>Immutable; {@link #DEFAULTS} and the {@code with} methods build one, {@link QosPolicy.Builder#build()}
+ * checks it and names the key of a bad value.
+ *
+ * @param mode          {@code control.mode}: off (default), absolute or relative
+ * @param period        {@code control.period}: the sampling period {@code T}; default 1 s; 100 ms..1 min
+ * @param delayQuantile {@code control.delay}: the queue delay the controller measures and holds at the target,
+ *                      0 for the mean (default), else a quantile in (0, 1): 0.95 for p95
+ * @param absolute      {@code control.absolute.gain} and {@code .zero}: the absolute delay law, which holds each
+ *                      class's delay at its target; default g = {@value #DEFAULT_ABSOLUTE_GAIN},
+ *                      r = {@value #DEFAULT_ABSOLUTE_ZERO}
+ * @param relative      {@code control.relative.gain} and {@code .zero}: the relative delay law, which holds the
+ *                      ratio of adjacent classes' delays at the ratio of their targets; default
+ *                      g = {@value #DEFAULT_RELATIVE_GAIN}, r = {@value #DEFAULT_RELATIVE_ZERO}
+ * @param antiWindup    {@code control.anti-windup}: whether the laws stop integrating while a budget is held at
+ *                      a limit (the class's {@code min-budget} or {@code max-executing}), so that an error they
+ *                      cannot act on does not pile up; default true
+ */
+public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Gains absolute, Gains relative,
+                            boolean antiWindup) {
+
+    /**
+     * The absolute law's default gain, in permits per second of delay error; negative, so that a delay above
+     * the target (a negative error) raises the budget. Paper 001's -0.80 for 128 processes and a 10 s target,
+     * scaled to 16 permits and a 1 s target (see {@code ControlLaws.DEFAULT_ABSOLUTE}).
+     */
+    public static final double DEFAULT_ABSOLUTE_GAIN = -1.0;
+    /** The absolute law's default zero. */
+    public static final double DEFAULT_ABSOLUTE_ZERO = 0.3;
+    /** The relative law's default gain. */
+    public static final double DEFAULT_RELATIVE_GAIN = 0.3;
+    /** The relative law's default zero. */
+    public static final double DEFAULT_RELATIVE_ZERO = 0.05;
+    /** The default sampling period. */
+    public static final Duration DEFAULT_PERIOD = Duration.ofSeconds(1);
+
+    /** Every setting at its default: the controller off. */
+    public static final ControlPolicy DEFAULTS = new ControlPolicy(Mode.OFF, DEFAULT_PERIOD, 0,
+            new Gains(DEFAULT_ABSOLUTE_GAIN, DEFAULT_ABSOLUTE_ZERO), new Gains(DEFAULT_RELATIVE_GAIN,
+            DEFAULT_RELATIVE_ZERO), true);
+
+    /** The names {@code control.delay} accepts and the quantile each stands for (0: the mean). */
+    static final Map<String, Double> DELAYS = delays();
+
+    private static final Duration MIN_PERIOD = Duration.ofMillis(100);
+    private static final Duration MAX_PERIOD = Duration.ofMinutes(1);
+
+    /** What the control loop does each period. */
+    public enum Mode {
+        /** No feedback: budgets stay as set. */
+        OFF("off"),
+        /** Absolute delay control: each class's delay is held at its delay target (paper 001, section III-A). */
+        ABSOLUTE("absolute"),
+        /** Relative delay control: the ratios of adjacent classes' delays are held at their targets' ratios. */
+        RELATIVE("relative");
+
+        private final String key;
+
+        Mode(String key) {
+            this.key = key;
+        }
+
+        /** The name used in the policy file. */
+        public String key() {
+            return key;
+        }
+
+        /** The mode for a policy-file name, or null. */
+        public static Mode fromKey(String key) {
+            for (Mode m : values()) {
+                if (m.key.equals(key)) {
+                    return m;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * The coefficients of one incremental PI law.
+     *
+     * @param gain the gain {@code g}: finite, not 0; its sign says which way the budget moves
+     * @param zero the zero {@code r}: at least 0, less than 1
+     */
+    public record Gains(double gain, double zero) {
+    }
+
+    /** @throws NullPointerException if the mode, period or a law's gains are null */
+    public ControlPolicy {
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(period, "period");
+        Objects.requireNonNull(absolute, "absolute");
+        Objects.requireNonNull(relative, "relative");
+    }
+
+    public ControlPolicy withMode(Mode m) {
+        return new ControlPolicy(m, period, delayQuantile, absolute, relative, antiWindup);
+    }
+
+    public ControlPolicy withPeriod(Duration p) {
+        return new ControlPolicy(mode, p, delayQuantile, absolute, relative, antiWindup);
+    }
+
+    /** @param q 0 for the mean delay, else a quantile in (0, 1) */
+    public ControlPolicy withDelayQuantile(double q) {
+        return new ControlPolicy(mode, period, q, absolute, relative, antiWindup);
+    }
+
+    public ControlPolicy withAbsolute(Gains g) {
+        return new ControlPolicy(mode, period, delayQuantile, g, relative, antiWindup);
+    }
+
+    public ControlPolicy withRelative(Gains g) {
+        return new ControlPolicy(mode, period, delayQuantile, absolute, g, antiWindup);
+    }
+
+    public ControlPolicy withAntiWindup(boolean on) {
+        return new ControlPolicy(mode, period, delayQuantile, absolute, relative, on);
+    }
+
+    /**
+     * Checks every setting; messages name the key.
+     *
+     * @param classCount the policy's number of classes
+     * @throws PolicyException for the first bad setting
+     */
+    void check(int classCount) {
+        ClassPolicy.check(mode != Mode.RELATIVE || classCount >= 2, "control.mode", mode.key(),
+                "relative control needs at least two classes");
+        ClassPolicy.check(period.compareTo(MIN_PERIOD) >= 0 && period.compareTo(MAX_PERIOD) <= 0, "control.period",
+                period, "must be 100ms..1m");
+        ClassPolicy.check(delayQuantile == 0 || (delayQuantile > 0 && delayQuantile < 1), "control.delay",
+                delayQuantile, "must be 0 (the mean) or a quantile between 0 and 1, such as 0.95 for p95");
+        checkGains(absolute, "control.absolute.");
+        checkGains(relative, "control.relative.");
+    }
+
+    private static void checkGains(Gains g, String prefix) {
+        ClassPolicy.check(Double.isFinite(g.gain()) && g.gain() != 0, prefix + "gain", g.gain(),
+                "must be a finite number other than 0");
+        ClassPolicy.check(g.zero() >= 0 && g.zero() < 1, prefix + "zero", g.zero(),
+                "must be at least 0 and less than 1");
+    }
+
+    private static Map<String, Double> delays() {
+        Map<String, Double> m = new LinkedHashMap<>();
+        m.put("mean", 0.0);
+        m.put("p50", 0.5);
+        m.put("p90", 0.9);
+        m.put("p95", 0.95);
+        m.put("p99", 0.99);
+        return Collections.unmodifiableMap(m);
+    }
+}

@@ -1,0 +1,242 @@
+package dev.servletqos.policy;
+
+import static dev.servletqos.policy.Key.Default.NONE;
+import static dev.servletqos.policy.Key.Default.REQUIRED;
+import static dev.servletqos.policy.Key.Default.computed;
+import static dev.servletqos.policy.Key.Default.of;
+import static dev.servletqos.policy.ValueType.BOOLEAN;
+import static dev.servletqos.policy.ValueType.DECIMAL;
+import static dev.servletqos.policy.ValueType.DURATION;
+import static dev.servletqos.policy.ValueType.INTEGER;
+import static dev.servletqos.policy.ValueType.LIST;
+import static dev.servletqos.policy.ValueType.LONG;
+import static dev.servletqos.policy.ValueType.SECRET;
+import static dev.servletqos.policy.ValueType.STRING;
+
+import dev.servletqos.policy.Key.Default;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiFunction;
+
+/**
+ * The key table: every key of the policy file, described once. {@link PolicyParser} reads it to parse values,
+ * to refuse unknown keys and to suggest the nearest one; a test holds {@code docs/configuration.md} to it
+ * (every key documented, with the same default). Adding a key is one row here and, for a setting of a class
+ * or of the controller, one component of its record.
+ *
+ * <p>The keys fall in sections by what their values are applied to: the policy builder (keys without a
+ * prefix), the controller's settings ({@code control.}), each class ({@code class.<name>.}) and each rule
+ * ({@code rule.<n>.}).
+ *
+ * <p>Each row reads: name, type, default, range, unit, one-line description, setter (see {@link Key}).
+ */
+final class PolicyKeys {
+
+    /**
+     * Keys sharing a prefix and what they apply to.
+     *
+     * @param prefix the keys' common prefix as the docs write it: empty, {@code class.<name>.} or
+     *               {@code rule.<n>.}
+     * @param keys   the rows, in the order the parser applies them
+     * @param <S>    what the keys' values are applied to
+     */
+    record Section<S>(String prefix, List<Key<S, ?>> keys) {
+
+        Section {
+            keys = List.copyOf(keys);
+        }
+
+        /** The prefix for one class or rule: {@code class.premium.} for {@code id} "premium". */
+        String prefix(String id) {
+            int open = prefix.indexOf('<');
+            return open < 0 ? prefix : prefix.substring(0, open) + id + prefix.substring(prefix.indexOf('>') + 1);
+        }
+
+        /** The row named {@code name} (without the prefix), or null. */
+        Key<S, ?> find(String name) {
+            for (Key<S, ?> k : keys) {
+                if (k.name().equals(name)) {
+                    return k;
+                }
+            }
+            return null;
+        }
+
+        /** The keys without the prefix: {@code budget, min-budget, ...}. */
+        String suffixes() {
+            List<String> names = new ArrayList<>(keys.size());
+            for (Key<S, ?> k : keys) {
+                names.add(k.name());
+            }
+            return String.join(", ", names);
+        }
+
+        /** The full keys for one class or rule, or the documented names when {@code id} is null. */
+        List<String> names(String id) {
+            String p = id == null ? prefix : prefix(id);
+            List<String> names = new ArrayList<>(keys.size());
+            for (Key<S, ?> k : keys) {
+                names.add(p + k.name());
+            }
+            return names;
+        }
+    }
+
+    private static final ValueType<QosPolicy.Scheduling> SCHEDULING = ValueType.oneOf("scheduling",
+            QosPolicy.Scheduling.values(), QosPolicy.Scheduling::key);
+    private static final ValueType<Rule.Type> RULE_TYPES = ValueType.oneOf("rule type", Rule.Type.values(),
+            Rule.Type::key);
+
+    static final Key<QosPolicy.Builder, List<String>> CLASSES = global("classes", LIST, REQUIRED,
+            "at least one, each once", "", "The service classes, highest priority first.", (b, names) -> {
+                for (String name : names) {
+                    b.addClass(ClassPolicy.named(name));
+                }
+                return b;
+            });
+
+    /** Keys without a prefix, applied to the {@link QosPolicy.Builder}. */
+    static final Section<QosPolicy.Builder> GLOBAL = new Section<>("", List.of(
+            CLASSES,
+            global("default-class", STRING, computed("the last (lowest) class"), "one of classes", "",
+                    "The class of a new session that no rule matches.", QosPolicy.Builder::defaultClass),
+            global("scheduling", SCHEDULING, of("strict-priority"), SCHEDULING.choiceList(), "",
+                    "Which waiting request gets a permit when one frees up.", QosPolicy.Builder::scheduling),
+            global("max-executing", INTEGER, of("16"), "1..100000", "requests",
+                    "Requests executing at once over all classes.", QosPolicy.Builder::maxExecuting),
+            global("borrowing", BOOLEAN, of("true"), "", "",
+                    "Whether a class may start requests on permits other classes leave idle.",
+                    QosPolicy.Builder::borrowing),
+            global("tier-cookie.name", STRING, of("QOSTIER"), "1..64 letters, digits, '-', '_', '.'", "",
+                    "Name of the signed subscription cookie the application issues.",
+                    QosPolicy.Builder::tierCookieName),
+            global("tier-cookie.secret", SECRET, NONE, "at least 16 bytes (UTF-8)", "",
+                    "Key that signs and checks the tier and session cookies (HMAC).", QosPolicy.Builder::secret),
+            global("tier-cookie.previous-secret", SECRET, NONE, "at least 16 bytes (UTF-8)", "",
+                    "A second key still accepted for checking, during key rotation.",
+                    QosPolicy.Builder::previousSecret),
+            global("tier-cookie.max-age", DURATION, of("365d"), "1s..400d", "",
+                    "Lifetime of an issued tier cookie.", QosPolicy.Builder::tierCookieMaxAge),
+            global("session-cookie.name", STRING, of("QOSSESSION"), "a cookie name other than tier-cookie.name", "",
+                    "Name of the signed per-session admission cookie.", QosPolicy.Builder::sessionCookieName),
+            global("session-cookie.max-age", DURATION, of("30m"), "1s..400d", "",
+                    "How long an admission stays valid without renewal.", QosPolicy.Builder::sessionMaxAge),
+            global("session-table.max-entries", LONG, of("100000"), "1..100000000", "sessions",
+                    "Bound of this node's table of admitted sessions.", QosPolicy.Builder::sessionTableMaxEntries),
+            global("session-table.idle-timeout", DURATION, of("30m"), "more than 0", "",
+                    "A session without a request for this long is forgotten by the table.",
+                    QosPolicy.Builder::sessionIdleTimeout),
+            global("admission.total-queued", INTEGER, of("0", "off"), "0 or more", "requests",
+                    "WebQoS trigger j for all classes but the highest.", QosPolicy.Builder::totalQueuedTrigger),
+            global("admission.higher-queued", INTEGER, of("0", "off"), "0 or more", "requests",
+                    "WebQoS trigger k for all classes but the highest.", QosPolicy.Builder::higherQueuedTrigger),
+            global("admission.reject-status", INTEGER, of("503"), "503 or 429", "",
+                    "HTTP status of a refused new session.", QosPolicy.Builder::rejectStatus),
+            global("admission.retry-after", DURATION, of("10s"), "0s..1d, rounded up to whole seconds", "",
+                    "The Retry-After header of every refusal.", QosPolicy.Builder::retryAfter)));
+
+    /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
+    static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
+            perClass("budget", INTEGER, computed("max-executing"), "0..max-executing", "permits",
+                    "Requests of the class executing at once on its own permits.", ClassPolicy::withBudget),
+            perClass("min-budget", INTEGER, of("1", "0 if the budget is 0"), "0..the class's budget", "permits",
+                    "The lowest budget a controller may set (its floor), against starvation.",
+                    ClassPolicy::withMinBudget),
+            perClass("weight", INTEGER, of("1"), "1..1000", "", "Share of dispatches under weighted scheduling.",
+                    ClassPolicy::withWeight),
+            perClass("reserve", INTEGER, of("0"), "0..the class's budget; all reserves at most max-executing",
+                    "permits", "Permits kept free for the class and never lent to others.",
+                    ClassPolicy::withReserve),
+            perClass("max-queue", INTEGER, of("100"), "0..1000000", "requests",
+                    "Longest queue of waiting requests; a request finding it full is refused.",
+                    ClassPolicy::withMaxQueue),
+            perClass("max-wait", DURATION, of("10s"), "more than 0, at most 1h", "",
+                    "Longest time a request waits for a permit; then it is refused.", ClassPolicy::withMaxWait),
+            perClass("delay-target", DURATION, of("1s"), "more than 0, at most 1h", "",
+                    "Target queueing delay: the earliest-deadline deadline and the delay controller's reference.",
+                    ClassPolicy::withDelayTarget),
+            perClass("session-rate", DECIMAL, of("0", "no limit"), "0..1e9", "new sessions per second",
+                    "Token bucket rate for admitting new sessions of the class.", ClassPolicy::withSessionRate),
+            perClass("session-burst", INTEGER, computed("max(1, ⌈rate⌉)"), "1..1000000", "sessions",
+                    "Depth of the new-session token bucket.", ClassPolicy::withSessionBurst),
+            perClass("admission.total-queued", INTEGER,
+                    computed("the policy-wide admission.total-queued; 0 (off) for the highest class"),
+                    "0 (off) or more", "requests", "WebQoS trigger j for the class.",
+                    ClassPolicy::withTotalQueuedTrigger),
+            perClass("admission.higher-queued", INTEGER, computed("the policy-wide admission.higher-queued"),
+                    "0 (off) or more; 0 for the highest class", "requests", "WebQoS trigger k for the class.",
+                    ClassPolicy::withHigherQueuedTrigger)));
+
+    private static final ValueType<ControlPolicy.Mode> MODES = ValueType.oneOf("control mode",
+            ControlPolicy.Mode.values(), ControlPolicy.Mode::key);
+    private static final ValueType<Double> DELAYS = ValueType.oneOf("delay", ControlPolicy.DELAYS);
+
+    /** Keys {@code control.*}, applied to the {@link ControlPolicy}, which then goes to the builder. */
+    static final Section<ControlPolicy> CONTROL = new Section<>("control.", List.of(
+            control("mode", MODES, of("off"), MODES.choiceList(), "",
+                    "Which feedback law sets the budgets each period, if any.", ControlPolicy::withMode),
+            control("period", DURATION, of("1s"), "100ms..1m", "", "The sampling period: how often the law runs.",
+                    ControlPolicy::withPeriod),
+            control("delay", DELAYS, of("mean"), DELAYS.choiceList(), "",
+                    "Which queue delay the controller holds at each class's delay-target.",
+                    ControlPolicy::withDelayQuantile),
+            control("absolute.gain", DECIMAL, of(String.valueOf(ControlPolicy.DEFAULT_ABSOLUTE_GAIN)),
+                    "finite, not 0", "", "Gain g of the absolute delay law.",
+                    (c, g) -> c.withAbsolute(new ControlPolicy.Gains(g, c.absolute().zero()))),
+            control("absolute.zero", DECIMAL, of(String.valueOf(ControlPolicy.DEFAULT_ABSOLUTE_ZERO)),
+                    "at least 0, less than 1", "", "Zero r of the absolute delay law.",
+                    (c, r) -> c.withAbsolute(new ControlPolicy.Gains(c.absolute().gain(), r))),
+            control("relative.gain", DECIMAL, of(String.valueOf(ControlPolicy.DEFAULT_RELATIVE_GAIN)),
+                    "finite, not 0", "", "Gain g of the relative delay law.",
+                    (c, g) -> c.withRelative(new ControlPolicy.Gains(g, c.relative().zero()))),
+            control("relative.zero", DECIMAL, of(String.valueOf(ControlPolicy.DEFAULT_RELATIVE_ZERO)),
+                    "at least 0, less than 1", "", "Zero r of the relative delay law.",
+                    (c, r) -> c.withRelative(new ControlPolicy.Gains(c.relative().gain(), r))),
+            control("anti-windup", BOOLEAN, of("true"), "", "",
+                    "Whether the laws stop integrating while a budget is held at a limit.",
+                    ControlPolicy::withAntiWindup)));
+
+    static final Key<Rule, Rule.Type> RULE_TYPE = rule("type", RULE_TYPES, REQUIRED, RULE_TYPES.choiceList(), "",
+            "What the rule looks at.",
+            (r, type) -> new Rule(type, r.values(), r.header(), r.serviceClass()));
+
+    /**
+     * Keys {@code rule.<n>.*}, applied to a {@link Rule} that starts empty. Which keys a rule needs or
+     * refuses depends on its type; the parser checks that.
+     */
+    static final Section<Rule> RULE = new Section<>("rule.<n>.", List.of(
+            RULE_TYPE,
+            rule("value", LIST, NONE, "by type", "", "What the rule matches.",
+                    (r, values) -> new Rule(r.type(), values, r.header(), r.serviceClass())),
+            rule("header", STRING, NONE, "a header name", "", "For header rules: the request header to look at.",
+                    (r, header) -> new Rule(r.type(), r.values(), header, r.serviceClass())),
+            rule("class", STRING, computed("required, except for tier-cookie"), "one of classes", "",
+                    "The class of matching requests.",
+                    (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass))));
+
+    /** Every section, in the order the parser applies them. */
+    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE);
+
+    private PolicyKeys() {
+    }
+
+    private static <T> Key<QosPolicy.Builder, T> global(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<QosPolicy.Builder, T, QosPolicy.Builder> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<ControlPolicy, T> control(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<ControlPolicy, T, ControlPolicy> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<ClassPolicy, T> perClass(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<ClassPolicy, T, ClassPolicy> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<Rule, T> rule(String name, ValueType<T> type, Default byDefault, String range,
+            String unit, String description, BiFunction<Rule, T, Rule> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+}
