@@ -43,7 +43,7 @@ import java.util.List;
  */
 final class RelativeDelayLaw implements ObservableLaw {
 
-    private static final double RATIO_CLAMP = 10;
+    private static final double RATIO_CLAMP = 2;
 
     private final Gains gains;
 
