@@ -1,6 +1,7 @@
 package dev.servletqos.testkit;
 
 import dev.servletqos.EngineSnapshot;
+import dev.servletqos.QosEngine;
 import java.util.List;
 
 /**
@@ -16,6 +17,9 @@ public interface QosServer extends AutoCloseable {
 
     /** The adapter's engine state now (never null once started). */
     EngineSnapshot snapshot();
+
+    /** The running engine (its settings, control status). */
+    QosEngine engine();
 
     /**
      * Threads of the pool that runs requests which are busy right now. Threads the container keeps busy for

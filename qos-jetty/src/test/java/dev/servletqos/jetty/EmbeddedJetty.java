@@ -122,6 +122,11 @@ final class EmbeddedJetty implements QosServer {
         engine = () -> qos() == null ? null : qos().getEngine();
     }
 
+    @Override
+    public QosEngine engine() {
+        return engine.get();
+    }
+
     void startServer() throws Exception {
         try {
             server.start();

@@ -114,7 +114,8 @@ final class EmbeddedTomcat implements QosServer {
     }
 
     /** The engine the adapter published in the servlet context (valve and filter use the same attribute). */
-    QosEngine engine() {
+    @Override
+    public QosEngine engine() {
         return (QosEngine) context.getServletContext().getAttribute(QosEngine.class.getName());
     }
 
