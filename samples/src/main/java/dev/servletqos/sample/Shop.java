@@ -15,7 +15,8 @@ import java.util.Base64;
  *
  * <p>Pages: {@code /login?tier=premium|basic}, {@code /browse}, {@code /item?id=N}, {@code /img/NAME},
  * {@code POST /checkout}, {@code /metrics} (Prometheus), {@code /qos} (JSON snapshot of the engine) and
- * {@code /} (an index). Their costs are in {@link Costs}.
+ * {@code /} (an index). Their costs are in the shop's workload description
+ * ({@link dev.servletqos.workload.ShopWorkload}), spent by {@link Costs}.
  *
  * <p>The shop finds the QoS engine, when there is one, in the servlet context attribute
  * {@code dev.servletqos.QosEngine} (where the Tomcat valve and the Jetty handler publish it) and issues tier

@@ -1,5 +1,6 @@
 package dev.servletqos.sample;
 
+import dev.servletqos.workload.ShopWorkload;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -120,7 +121,7 @@ final class ShopServlets {
                 badRequest(req, resp, t0, "login", "user must be 1 to 64 letters, digits, _ . @ or -");
                 return;
             }
-            costs().spend(Costs.LOGIN_WAIT, Costs.LOGIN_CPU);
+            costs().spend(ShopWorkload.LOGIN.full());
             HttpSession session = req.getSession(true);
             session.setAttribute("user", user);
             session.setAttribute("tier", tier);
@@ -149,7 +150,7 @@ final class ShopServlets {
                     return;
                 }
             }
-            costs().spend(Costs.BROWSE_WAIT, Costs.BROWSE_CPU);
+            costs().spend(ShopWorkload.BROWSE.full());
             StringBuilder b = new StringBuilder("<h1>Products, page ").append(page).append("</h1>\n<ul>\n");
             for (int id = (page - 1) * Catalog.PAGE_SIZE + 1; id <= page * Catalog.PAGE_SIZE; id++) {
                 b.append("<li><a href=\"").append(req.getContextPath()).append("/item?id=").append(id).append("\">")
@@ -180,11 +181,7 @@ final class ShopServlets {
             }
             int level = ContentLevel.of(req);
             boolean degraded = level == ContentLevel.DEGRADED;
-            if (degraded) {
-                costs().spend(Costs.ITEM_DEGRADED_WAIT, Costs.ITEM_DEGRADED_CPU);
-            } else {
-                costs().spend(Costs.ITEM_WAIT, Costs.ITEM_CPU);
-            }
+            costs().spend(degraded ? ShopWorkload.ITEM.degraded() : ShopWorkload.ITEM.full());
             addToCart(req, id);
             String c = req.getContextPath();
             StringBuilder b = new StringBuilder("<h1>").append(escape(Catalog.name(id))).append("</h1>\n");
@@ -237,11 +234,7 @@ final class ShopServlets {
                 html(req, resp, t0, 404, "img", level, "Not found", "<p>No such image.</p>");
                 return;
             }
-            if (degraded) {
-                costs().spend(Costs.IMG_DEGRADED_WAIT, Costs.IMG_DEGRADED_CPU);
-            } else {
-                costs().spend(Costs.IMG_WAIT, Costs.IMG_CPU);
-            }
+            costs().spend(degraded ? ShopWorkload.IMAGE.degraded() : ShopWorkload.IMAGE.full());
             send(req, resp, t0, 200, "image/svg+xml", bytes, "img", level);
         }
     }
@@ -269,7 +262,7 @@ final class ShopServlets {
                 html(req, resp, t0, 409, "checkout", ContentLevel.FULL, "Empty cart", "<p>Your cart is empty.</p>");
                 return;
             }
-            costs().spend(Costs.CHECKOUT_WAIT, Costs.CHECKOUT_CPU);
+            costs().spend(ShopWorkload.CHECKOUT.full());
             long total = 0;
             for (int id : items) {
                 total += Catalog.priceCents(id);

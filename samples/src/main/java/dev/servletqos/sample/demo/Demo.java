@@ -9,6 +9,9 @@ import dev.servletqos.sample.demo.Recorder.Counter;
 import dev.servletqos.sample.run.Containers;
 import dev.servletqos.sample.run.ShopConfig;
 import dev.servletqos.sample.run.ShopServer;
+import dev.servletqos.workload.Page;
+import dev.servletqos.workload.Step;
+import dev.servletqos.workload.UserClass;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -75,7 +78,7 @@ public final class Demo {
      * worker time one session holds (the cost model, full content).
      */
     public static double nominalCapacity(ShopConfig config) {
-        return config.policy().maxExecuting() * 1000.0 / config.costs().sessionMillis(LoadGenerator.ITEMS);
+        return LoadGenerator.WORKLOAD.capacity(config.policy().maxExecuting(), config.costs().scale(), 1);
     }
 
     /** Runs the demo, printing to {@code log}. */
@@ -93,19 +96,17 @@ public final class Demo {
                         : settings.config().policyFile().toString(),
                 policy.scheduling().key(), policy.maxExecuting(), policy.totalQueuedTrigger(),
                 policy.higherQueuedTrigger());
-        log.printf(Locale.ROOT, "a session = login, browse, %d product pages with their images, checkout: %d requests,"
-                        + " %.0f ms of worker time (cost scale %s)%n", LoadGenerator.ITEMS,
-                dev.servletqos.sample.Costs.sessionRequests(LoadGenerator.ITEMS),
-                settings.config().costs().sessionMillis(LoadGenerator.ITEMS), settings.config().costs().scale());
+        log.printf(Locale.ROOT, "a session = %s: %d requests, %.0f ms of worker time (cost scale %s)%n",
+                steps(), LoadGenerator.WORKLOAD.requests(false), settings.config().costs().sessionMillis(),
+                settings.config().costs().scale());
         log.printf(Locale.ROOT, "capacity %.1f sessions/s (%s); profile:", capacity,
                 settings.capacity() > 0 ? "--capacity" : "max-executing / session worker time");
         for (Profile.Phase p : settings.profile().phases()) {
             log.printf(Locale.ROOT, " %s %.0fs at %.1fx (%.0f sessions/s)", p.name(), p.seconds(), p.multiple(),
                     p.multiple() * capacity);
         }
-        log.printf(Locale.ROOT, "%npremium users: %.0f%% of sessions, returning (tier cookie from an earlier visit);"
-                + " a session completes only if every request is answered 2xx within %d s%n",
-                LoadGenerator.PREMIUM_SHARE * 100, LoadGenerator.TIMEOUT.toSeconds());
+        log.printf(Locale.ROOT, "%n%s; a session completes only if every request is answered 2xx within %d s%n",
+                classes(), LoadGenerator.TIMEOUT.toSeconds());
         log.println("degradation: not yet driven by a controller (every page is served full; degraded = 0 is measured,"
                 + " not assumed)");
         List<RunResult> runs = new ArrayList<>();
@@ -129,6 +130,38 @@ public final class Demo {
             views.add(new RunResultView(r.qos(), r.phases()));
         }
         return new Result(views, report, summary, seconds);
+    }
+
+    /** The workload's steps in words: "login, browse, 3 x item (+2 img), checkout". */
+    static String steps() {
+        StringBuilder b = new StringBuilder();
+        List<Step> steps = LoadGenerator.WORKLOAD.steps();
+        for (int i = 0; i < steps.size(); ) {
+            Page p = steps.get(i).page();
+            int n = 1;
+            while (i + n < steps.size() && steps.get(i + n).page().equals(p)) {
+                n++;
+            }
+            b.append(b.length() == 0 ? "" : ", ").append(n > 1 ? n + " x " : "").append(p.name());
+            if (p.embeds() != null) {
+                b.append(" (+").append(p.embeds().full()).append(' ').append(p.embeds().page().name()).append(')');
+            }
+            if (!steps.get(i).thinkTime().isZero()) {
+                b.append(" after ").append(steps.get(i).thinkTime().toMillis()).append(" ms");
+            }
+            i += n;
+        }
+        return b.toString();
+    }
+
+    /** The workload's user classes in words: "premium 20 % (returning users), basic 80 %". */
+    static String classes() {
+        StringBuilder b = new StringBuilder();
+        for (UserClass c : LoadGenerator.WORKLOAD.classes()) {
+            b.append(b.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%s %.0f%%", c.name(),
+                    c.share() * 100)).append(c.returning() ? " (returning users with a tier cookie)" : " (new visitors)");
+        }
+        return b.toString();
     }
 
     private RunResult runOnce(boolean qos) throws IOException, InterruptedException {

@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 final class Recorder {
 
-    /** The user types of the demo, in this order everywhere (index 0 = premium). */
-    static final List<String> TYPES = List.of("premium", "basic");
+    /** The user types of the demo, the workload's classes, in this order everywhere (index 0 = premium). */
+    static final List<String> TYPES = LoadGenerator.WORKLOAD.classNames();
 
     /** Per-second counters. */
     enum Counter {

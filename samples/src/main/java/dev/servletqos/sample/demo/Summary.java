@@ -2,9 +2,10 @@ package dev.servletqos.sample.demo;
 
 import dev.servletqos.ClassPolicy;
 import dev.servletqos.QosPolicy;
-import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.Json;
 import dev.servletqos.sample.demo.Recorder.Counter;
+import dev.servletqos.workload.UserClass;
+import dev.servletqos.workload.Workload;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -41,14 +42,24 @@ final class Summary {
                     .field("higherQueuedTrigger", c.higherQueuedTrigger()).endObject();
         }
         j.endArray().endObject();
+        Workload w = LoadGenerator.WORKLOAD;
         j.name("session").beginObject()
-                .field("requests", Costs.sessionRequests(LoadGenerator.ITEMS))
-                .field("workerMillis", settings.config().costs().sessionMillis(LoadGenerator.ITEMS))
+                .field("workload", "dev.servletqos.workload.ShopWorkload.SHOP")
+                .field("steps", Demo.steps())
+                .field("requests", w.requests(false))
+                .field("workerMillis", settings.config().costs().sessionMillis())
+                .field("backendWaitMillis", settings.config().costs().scale() * w.cost(false).waitMillis())
                 .field("costScale", settings.config().costs().scale())
+                .field("thinkTimeMillis", w.thinkTime().toMillis())
                 .field("clientTimeoutSeconds", LoadGenerator.TIMEOUT.toSeconds())
-                .field("premiumShare", LoadGenerator.PREMIUM_SHARE)
-                .field("premiumUsersAreReturning", true)
-                .endObject();
+                .field("premiumShare", w.userClass("premium") == null ? 0 : w.userClass("premium").share())
+                .field("premiumUsersAreReturning", w.userClass("premium") != null && w.userClass("premium").returning());
+        j.name("classes").beginArray();
+        for (UserClass c : w.classes()) {
+            j.beginObject().field("name", c.name()).field("share", c.share()).field("returning", c.returning())
+                    .endObject();
+        }
+        j.endArray().endObject();
         j.name("capacity").beginObject()
                 .field("sessionsPerSecond", capacity)
                 .field("source", settings.capacity() > 0 ? "--capacity"
