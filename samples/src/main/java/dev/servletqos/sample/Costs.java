@@ -11,7 +11,8 @@ import java.security.NoSuchAlgorithmException;
  * {@link ShopWorkload}): the back-end wait holds the worker thread (as a blocking JDBC call would), the CPU
  * part is real work (hashing, standing in for rendering and business logic). The waits dominate, so results on
  * a small machine are stable and the shop's capacity is set by how many requests run at once, as in paper
- * 004's experiments. {@code scale} multiplies every cost. Immutable.
+ * 004's experiments. {@code scale} multiplies every cost; the back end's live speed ({@link Backend})
+ * multiplies the waits on top of it. Immutable.
  */
 public final class Costs {
 
@@ -46,10 +47,13 @@ public final class Costs {
         return scale;
     }
 
-    /** Holds the thread for the cost's wait and burns its CPU, both scaled. */
-    public void spend(Cost cost) {
+    /**
+     * Holds the thread for the cost's back-end wait, scaled and multiplied by {@code backendFactor} (the
+     * {@link Backend}'s speed now), and burns its CPU, scaled.
+     */
+    public void spend(Cost cost, double backendFactor) {
         cpu(cost.cpuMillis() * scale);
-        long nanos = Math.round(cost.waitMillis() * scale * 1_000_000);
+        long nanos = Math.round(cost.waitMillis() * scale * backendFactor * 1_000_000);
         if (nanos > 0) {
             try {
                 Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
@@ -61,7 +65,12 @@ public final class Costs {
 
     /** Milliseconds of worker thread one session of the shop's workload holds at full content and this scale. */
     public double sessionMillis() {
-        return scale * ShopWorkload.SHOP.cost(false).millis();
+        return sessionMillis(1);
+    }
+
+    /** {@link #sessionMillis()} with the back-end waits multiplied by {@code backendFactor}. */
+    public double sessionMillis(double backendFactor) {
+        return scale * ShopWorkload.SHOP.cost(false).millis(backendFactor);
     }
 
     private static void cpu(double millis) {
