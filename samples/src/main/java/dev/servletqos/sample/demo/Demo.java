@@ -28,8 +28,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The main job: the shop under a flash crowd, QoS on and then off, on the same container with the same
- * thread count. While it runs it prints one line per second per user type; at the end it writes
+ * The main job: the shop under a flash crowd and then with its back end slowed down (the profile's phases set
+ * the back end's speed factor in-process), QoS on and then off, on the same container with the same thread
+ * count. The engine is sampled in-process once a second (snapshot, the period since the last sample, the
+ * control loop's status). While it runs it prints one line per second per user type; at the end it writes
  * {@code report.html} and {@code summary.json} and prints the headline: completed premium and basic sessions
  * per second, on against off.
  */
