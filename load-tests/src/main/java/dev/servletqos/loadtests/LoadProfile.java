@@ -26,9 +26,10 @@ import java.util.TreeMap;
  *                     load may not exceed {@link #MAX_RATE} sessions per second
  * @param ramp         time to ramp the arrival rate from 0 to its top ({@code qos.ramp}, default 20s)
  * @param hold         time at the top rate, the measurement window ({@code qos.hold}, default 60s)
- * @param premiumShare fraction of sessions that are premium ({@code qos.premiumShare}, default 0.2)
+ * @param premiumShare fraction of sessions that are premium ({@code qos.premiumShare}, default the workload's,
+ *                     0.2)
  * @param timeout      client timeout of every request; a session completes only if every request answered
- *                     2xx within it ({@code qos.timeout}, default 5s: paper 004's client timeout)
+ *                     2xx within it ({@code qos.timeout}, default the workload's, 5s: paper 004's client timeout)
  * @param label        a name for this run in reports ({@code qos.label}, default {@code run})
  * @param summaryFile  where the run's {@link RunSummary} is written ({@code qos.summary}; none if absent)
  */
@@ -86,8 +87,8 @@ public record LoadProfile(URI baseUrl, double capacity, double load, Duration ra
                 decimal(p, "qos.load", 4),
                 duration(p, "qos.ramp", Duration.ofSeconds(20)),
                 duration(p, "qos.hold", Duration.ofSeconds(60)),
-                decimal(p, "qos.premiumShare", 0.2),
-                duration(p, "qos.timeout", Duration.ofSeconds(5)),
+                decimal(p, "qos.premiumShare", ShopSessions.WORKLOAD.userClass(ShopSessions.PREMIUM).share()),
+                duration(p, "qos.timeout", ShopSessions.WORKLOAD.clientTimeout()),
                 p.getProperty("qos.label", "run"),
                 summary == null || summary.isBlank() ? null : Path.of(summary));
     }

@@ -147,8 +147,9 @@ public final class LoadTestRun {
         String label = "qos-" + qos + "-" + Results.number(load) + "x";
         Path dir = o.reports().resolve(label);
         deleteTree(dir);
-        LoadProfile profile = new LoadProfile(server.baseUrl(), o.capacity(), load, ramp, hold, 0.2,
-                Duration.ofSeconds(5), label, dir.resolve("summary.properties"));
+        LoadProfile profile = new LoadProfile(server.baseUrl(), o.capacity(), load, ramp, hold,
+                ShopSessions.WORKLOAD.userClass(ShopSessions.PREMIUM).share(), ShopSessions.WORKLOAD.clientTimeout(),
+                label, dir.resolve("summary.properties"));
         System.out.println("load-tests: " + label + ": " + Results.number(profile.offeredRate())
                 + " sessions/s for " + hold.toSeconds() + " s after a " + ramp.toSeconds() + " s ramp");
         GatlingRunner.Result r = GatlingRunner.run(profile, dir);

@@ -1,10 +1,11 @@
 package dev.servletqos.loadtests;
 
+import static io.gatling.javaapi.core.CoreDsl.StringBody;
 import static io.gatling.javaapi.core.CoreDsl.css;
 import static io.gatling.javaapi.core.CoreDsl.doIf;
 import static io.gatling.javaapi.core.CoreDsl.exec;
 import static io.gatling.javaapi.core.CoreDsl.exitBlockOnFail;
-import static io.gatling.javaapi.core.CoreDsl.repeat;
+import static io.gatling.javaapi.core.CoreDsl.pause;
 import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 import static io.gatling.javaapi.http.HttpDsl.Cookie;
@@ -13,6 +14,12 @@ import static io.gatling.javaapi.http.HttpDsl.header;
 import static io.gatling.javaapi.http.HttpDsl.http;
 import static io.gatling.javaapi.http.HttpDsl.status;
 
+import dev.servletqos.workload.Page;
+import dev.servletqos.workload.ShopWorkload;
+import dev.servletqos.workload.Step;
+import dev.servletqos.workload.UserClass;
+import dev.servletqos.workload.Visit;
+import dev.servletqos.workload.Workload;
 import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.CheckBuilder;
 import io.gatling.javaapi.core.ScenarioBuilder;
@@ -25,10 +32,13 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A shop visit as Gatling's Java DSL, the same as the sample's own demo: log in, browse, three product pages each
- * followed by the images it shows, check out; no think time between requests (paper 004, figure 14: consecutive
- * requests with minimal inter-arrival time). The images are fetched one after the other (a browser would fetch
- * them in parallel) so that every request is accounted for the same way.
+ * A shop visit as Gatling's Java DSL, built from the shop's workload description ({@link ShopWorkload#SHOP}, the
+ * one the sample's own demo runs): log in, browse a catalogue page, three product pages of it each followed by
+ * the images it shows, check out, each step after its think time (none in the shop's: paper 004, figure 14,
+ * consecutive requests with minimal inter-arrival time). The workload plans each visit (which catalogue page,
+ * which products, which returning user); this class only turns the plan into requests. The images are fetched
+ * one after the other (a browser, and the demo's generator, fetch them in parallel) so that every request is
+ * accounted for the same way.
  *
  * <p>Each class's sessions run inside a Gatling group named after the class, so the report shows each class,
  * and a group counts as OK only when every request in it did: one group is one session, and the group's OK
@@ -41,16 +51,15 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class ShopSessions {
 
+    /** The session every virtual user runs. */
+    public static final Workload WORKLOAD = ShopWorkload.SHOP;
     public static final String PREMIUM = "premium";
     public static final String BASIC = "basic";
-    public static final List<String> CLASSES = List.of(PREMIUM, BASIC);
+    /** The workload's user classes (premium, basic). */
+    public static final List<String> CLASSES = WORKLOAD.classNames();
 
-    /** Product pages in one session. */
-    static final int ITEMS_PER_SESSION = 3;
-    /** Product ids are drawn from 1..CATALOG (the sample's catalogue). */
-    static final int CATALOG = 500;
-    /** Requests in one session at most: login, browse, checkout, and each product page with its two images. */
-    public static final int REQUESTS_PER_SESSION = 3 + ITEMS_PER_SESSION * 3;
+    /** Requests in one session at most: its steps and what their pages embed at full content. */
+    public static final int REQUESTS_PER_SESSION = WORKLOAD.requests(false);
 
     private static final String START = "qos_start";
     private static final String SERVED = "qos_served";
@@ -60,7 +69,7 @@ public final class ShopSessions {
     private static final String MILLIS = "qos_millis";
     private static final String RETRY_AFTER = "qos_retryAfter";
     private static final String TIER = "qos_tier";
-    private static final String ITEM = "qos_item";
+    private static final String PLAN = "qos_plan";
     private static final String IMAGES = "qos_images";
     private static final String IMAGE = "qos_image";
     private static final String FOREIGN = "qos_foreign";
@@ -83,25 +92,40 @@ public final class ShopSessions {
                 .userAgentHeader("servlet-qos-load-test (Gatling)");
     }
 
-    /** The sessions of one class ({@link #PREMIUM} or {@link #BASIC}). */
+    /** The sessions of one class ({@link #PREMIUM} or {@link #BASIC}): the workload's steps, in order. */
     public ScenarioBuilder sessions(String serviceClass) {
-        boolean premium = PREMIUM.equals(serviceClass);
-        ChainBuilder productPage = exec(s -> s.set(ITEM, 1 + ThreadLocalRandom.current().nextInt(CATALOG)))
-                .exec(step(serviceClass, http("item").get("/item?id=#{" + ITEM + "}"),
-                        css("img", "src").findAll().withDefault(List.of()).saveAs(IMAGES)))
-                .exec(this::onlySameOrigin)
-                .foreach("#{" + IMAGES + "}", IMAGE).on(step(serviceClass, http("img").get("#{" + IMAGE + "}")));
-        ChainBuilder visit = exec(
-                step(serviceClass, http("login").get("/login?tier=" + serviceClass)),
-                step(serviceClass, http("browse").get("/browse")),
-                repeat(ITEMS_PER_SESSION).on(productPage),
-                step(serviceClass, http("checkout").post("/checkout").formParam("pay", "card")),
-                exec(s -> s.set(DONE, true)));
+        UserClass userClass = WORKLOAD.userClass(serviceClass);
+        if (userClass == null) {
+            throw new IllegalArgumentException("no user class " + serviceClass + " in the workload " + CLASSES);
+        }
+        List<ChainBuilder> steps = new ArrayList<>();
+        List<Step> workloadSteps = WORKLOAD.steps();
+        for (int i = 0; i < workloadSteps.size(); i++) {
+            steps.add(step(serviceClass, workloadSteps.get(i), i));
+        }
+        ChainBuilder visit = exec(steps).exec(s -> s.set(DONE, true));
         return scenario(serviceClass + " users")
-                .exec(s -> begin(s, premium))
+                .exec(s -> begin(s, userClass))
                 .doIf(s -> s.contains(TIER)).then(addCookie(Cookie(tiers.cookieName(), "#{" + TIER + "}")))
                 .group(serviceClass).on(exitBlockOnFail().on(visit))
                 .exec(s -> end(s, serviceClass));
+    }
+
+    /** Step {@code i} of the plan: think, request its page, then what the page embeds. */
+    private ChainBuilder step(String serviceClass, Step step, int i) {
+        Page page = step.page();
+        String path = "#{" + PLAN + "(" + i + ")}";
+        HttpRequestActionBuilder request = "POST".equals(page.method())
+                ? http(page.name()).post(path).body(StringBody(page.body() == null ? "" : page.body())).asFormUrlEncoded()
+                : http(page.name()).get(path);
+        Page.Embedded embeds = page.embeds();
+        ChainBuilder chain = embeds == null ? request(serviceClass, request)
+                : request(serviceClass, request,
+                        css(embeds.tag(), embeds.attribute()).findAll().withDefault(List.of()).saveAs(IMAGES))
+                        .exec(this::onlySameOrigin)
+                        .foreach("#{" + IMAGES + "}", IMAGE).on(request(serviceClass,
+                                http(embeds.page().name()).get("#{" + IMAGE + "}")));
+        return step.thinkTime().isZero() ? chain : pause(step.thinkTime()).exec(chain);
     }
 
     /**
@@ -154,14 +178,18 @@ public final class ShopSessions {
         return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
     }
 
-    private Session begin(Session s, boolean premium) {
-        Session out = s.set(START, System.nanoTime()).set(SERVED, 0).set(DONE, false);
-        String tier = premium ? tiers.next() : null;
+    private Session begin(Session s, UserClass userClass) {
+        Visit plan = WORKLOAD.plan(userClass, ThreadLocalRandom.current());
+        Session out = s.set(START, System.nanoTime()).set(SERVED, 0).set(DONE, false)
+                .set(PLAN, plan.calls().stream().map(Visit.Call::path).toList());
+        // a returning user carries the tier cookie of an earlier visit (the premium pool's, by its number)
+        String tier = plan.returningUser() >= 0 && PREMIUM.equals(userClass.name()) ? tiers.get(plan.returningUser())
+                : null;
         return tier == null ? out : out.set(TIER, tier);
     }
 
     /** One request: 2xx within the timeout, or the session ends here; {@code more} checks run after that. */
-    private ChainBuilder step(String serviceClass, HttpRequestActionBuilder request, CheckBuilder... more) {
+    private ChainBuilder request(String serviceClass, HttpRequestActionBuilder request, CheckBuilder... more) {
         List<CheckBuilder> checks = new ArrayList<>(List.of(
                 // the saving checks come first: a failing check stops the ones after it
                 responseTimeInMillis().saveAs(MILLIS),

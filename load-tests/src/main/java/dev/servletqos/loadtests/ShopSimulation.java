@@ -15,8 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Premium and basic users running whole shop sessions ({@link ShopSessions}) with open-model Poisson arrivals,
- * premium a fifth of them, the rate ramping from zero to {@code qos.load} times the server's capacity and
+ * Premium and basic users running whole shop sessions ({@link ShopSessions}, the workload description the
+ * sample's demo shares) with open-model Poisson arrivals, premium a fifth of them (the workload's share), the rate ramping from zero to {@code qos.load} times the server's capacity and
  * holding there ({@link LoadProfile}). At the end it writes a {@link RunSummary} of the sessions that started
  * while the load held.
  *
@@ -26,8 +26,8 @@ import java.util.List;
  */
 public class ShopSimulation extends Simulation {
 
-    /** Premium users who log in before the run to obtain their tier cookies. */
-    static final int PREMIUM_USERS = 20;
+    /** Premium users who log in before the run to obtain their tier cookies: the workload's returning users. */
+    static final int PREMIUM_USERS = ShopSessions.WORKLOAD.returningUsers();
 
     private final LoadProfile profile = LoadProfile.fromSystemProperties();
     private final SessionTally tally = new SessionTally(profile, ShopSessions.CLASSES);

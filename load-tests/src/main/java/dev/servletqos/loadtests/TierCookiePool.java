@@ -1,5 +1,6 @@
 package dev.servletqos.loadtests;
 
+import dev.servletqos.workload.ShopWorkload;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -8,13 +9,13 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Tier cookies of returning premium users: before the run, a few premium users log in once
+ * Tier cookies of returning premium users: before the run, the workload's returning users log in once
  * ({@code GET /login?tier=premium}) and keep the signed long-lived tier cookie the shop sets. During the run
- * each premium session starts with one of them in an otherwise empty cookie jar, as a returning visitor's
- * browser would: the subscription, but no admission cookie of an earlier visit.
+ * each premium session starts with the cookie of its returning user (the workload's plan numbers them) in an
+ * otherwise empty cookie jar, as a returning visitor's browser would: the subscription, but no admission cookie
+ * of an earlier visit.
  *
  * <p>Filled once in {@code before()}, then read by many threads.
  */
@@ -23,7 +24,6 @@ public final class TierCookiePool {
     private final URI baseUrl;
     private final String cookieName;
     private volatile List<String> values = List.of();
-    private final AtomicInteger next = new AtomicInteger();
 
     public TierCookiePool(URI baseUrl, String cookieName) {
         this.baseUrl = baseUrl;
@@ -44,8 +44,8 @@ public final class TierCookiePool {
         HttpClient client = HttpClient.newBuilder().connectTimeout(timeout).build();
         List<String> found = new ArrayList<>();
         for (int i = 0; i < users; i++) {
-            HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve("/login?tier=premium")).timeout(timeout).GET()
-                    .build();
+            String login = ShopWorkload.LOGIN.path().replace("{class}", ShopSessions.PREMIUM);
+            HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve(login)).timeout(timeout).GET().build();
             HttpResponse<Void> resp = client.send(req, HttpResponse.BodyHandlers.discarding());
             if (resp.statusCode() / 100 != 2) {
                 throw new IOException("GET " + req.uri() + " answered " + resp.statusCode()
@@ -65,10 +65,10 @@ public final class TierCookiePool {
         return values.isEmpty();
     }
 
-    /** The next tier cookie value, round robin; null when there are none. */
-    public String next() {
+    /** The tier cookie of returning user {@code i} (modulo how many there are); null when there are none. */
+    public String get(int i) {
         List<String> v = values;
-        return v.isEmpty() ? null : v.get(Math.floorMod(next.getAndIncrement(), v.size()));
+        return v.isEmpty() ? null : v.get(Math.floorMod(i, v.size()));
     }
 
     /** The value of cookie {@code name} in these Set-Cookie headers, or null. */

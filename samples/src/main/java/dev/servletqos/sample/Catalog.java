@@ -1,5 +1,6 @@
 package dev.servletqos.sample;
 
+import dev.servletqos.workload.ShopWorkload;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -15,10 +16,10 @@ import java.util.TreeMap;
  */
 public final class Catalog {
 
-    /** Number of products. */
-    public static final int ITEMS = 500;
+    /** Number of products (the workload's catalogue). */
+    public static final int ITEMS = ShopWorkload.CATALOG.items();
     /** Product pages listed per browse page. */
-    public static final int PAGE_SIZE = 20;
+    public static final int PAGE_SIZE = ShopWorkload.CATALOG.pageSize();
 
     private static final List<String> IMAGES =
             List.of("teapot", "lamp", "chair", "kettle", "clock", "vase", "bowl", "mug");

@@ -3,6 +3,7 @@ package dev.servletqos.sample;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
+import dev.servletqos.Settings;
 import dev.servletqos.TierCookies;
 import dev.servletqos.policy.ClassPolicy;
 import jakarta.servlet.http.HttpServlet;
@@ -14,28 +15,32 @@ import java.util.Locale;
 
 /**
  * {@code GET /qos}: a JSON snapshot of the engine: scheduling, per class its budget, queue, counters, delay
- * target and content level, the session table, and the controller's state. With QoS off:
+ * target and content level, the session table, the controller's mode and who set the settings, and the back
+ * end's speed. With QoS off:
  * {@code {"qos":"off"}}. The format is documented in docs/sample.md.
  */
 final class QosServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
-    /** Said wherever a number a controller would drive is shown: nothing drives it yet. */
-    static final String NO_CONTROLLER = "not yet driven by a controller: budgets and session rates are the "
-            + "policy's (or set through the engine's setters), every page is served at full content level";
+    /** Said wherever the content level is shown: nothing drives it yet. */
+    static final String NO_CONTROLLER = "not yet driven by a controller: every page is served at full content"
+            + " level";
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         QosEngine engine = Shop.engine(getServletContext());
-        byte[] body = (engine == null ? "{\"qos\":\"off\"}\n" : json(engine) + "\n").getBytes(StandardCharsets.UTF_8);
+        Backend backend = Shop.backend(getServletContext());
+        byte[] body = (engine == null ? "{\"qos\":\"off\"}\n" : json(engine, backend) + "\n")
+                .getBytes(StandardCharsets.UTF_8);
         resp.setContentType("application/json;charset=utf-8");
         resp.setHeader("Cache-Control", "no-store");
         resp.setContentLength(body.length);
         resp.getOutputStream().write(body);
     }
 
-    static String json(QosEngine engine) {
+    static String json(QosEngine engine, Backend backend) {
         EngineSnapshot s = engine.snapshot();
+        Settings settings = s.settings();
         Json j = new Json(true).beginObject()
                 .field("qos", "on")
                 .field("scheduling", s.scheduling().key())
@@ -43,7 +48,8 @@ final class QosServlet extends HttpServlet {
                 .field("executing", s.executing())
                 .field("queued", s.queued());
         j.name("classes").beginArray();
-        for (ClassStats c : s.classes()) {
+        for (int i = 0; i < s.classes().size(); i++) {
+            ClassStats c = s.classes().get(i);
             ClassPolicy p = engine.policy().classes().get(engine.policy().classIndex(c.name()));
             j.beginObject()
                     .field("name", c.name())
@@ -56,7 +62,7 @@ final class QosServlet extends HttpServlet {
                     .field("queued", c.queued())
                     .field("maxQueue", p.queue().maxQueue())
                     .field("maxWaitMillis", p.queue().maxWait().toMillis())
-                    .field("delayTargetMillis", p.delay().target().toMillis())
+                    .field("delayTargetMillis", settings.get(i).delayTarget().toMillis())
                     .field("meanWaitMillis", c.meanWaitNanos() / 1e6)
                     .field("entered", c.entered())
                     .field("completed", c.completed())
@@ -85,9 +91,20 @@ final class QosServlet extends HttpServlet {
                 .field("controller", false)
                 .field("note", NO_CONTROLLER)
                 .endObject();
+        Settings.Mode mode = settings.control().mode();
         j.name("controller").beginObject()
-                .field("state", "none")
-                .field("note", NO_CONTROLLER)
+                .field("state", mode == Settings.Mode.OFF ? "none" : "on")
+                .field("mode", mode.key())
+                .field("settingsSource", settings.source().name().toLowerCase(Locale.ROOT))
+                .field("periods", engine.controlStatus().periods());
+        if (mode == Settings.Mode.OFF) {
+            j.field("note", "control mode off: budgets and session rates stay as the policy or an operator set them");
+        }
+        j.endObject();
+        j.name("backend").beginObject()
+                .field("factor", backend == null ? 1 : backend.factor())
+                .field("note", "multiplies the shop's simulated back-end waits; POST /admin/backend?factor=X from"
+                        + " this machine changes it")
                 .endObject();
         return j.endObject().toString();
     }

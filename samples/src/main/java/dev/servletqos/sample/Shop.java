@@ -14,8 +14,10 @@ import java.util.Base64;
  * {@link jakarta.servlet.ServletContainerInitializer}) and, in the WAR, by {@link ShopListener}.
  *
  * <p>Pages: {@code /login?tier=premium|basic}, {@code /browse}, {@code /item?id=N}, {@code /img/NAME},
- * {@code POST /checkout}, {@code /metrics} (Prometheus), {@code /qos} (JSON snapshot of the engine) and
- * {@code /} (an index). Their costs are in {@link Costs}.
+ * {@code POST /checkout}, {@code /metrics} (Prometheus), {@code /qos} (JSON snapshot of the engine),
+ * {@code /admin/backend} (the back-end speed knob, {@link Backend}; this machine only) and {@code /} (an
+ * index). Their costs are in the shop's workload description ({@link dev.servletqos.workload.ShopWorkload}),
+ * spent by {@link Costs} at the {@link Backend}'s speed.
  *
  * <p>The shop finds the QoS engine, when there is one, in the servlet context attribute
  * {@code dev.servletqos.QosEngine} (where the Tomcat valve and the Jetty handler publish it) and issues tier
@@ -29,6 +31,7 @@ public final class Shop {
     /** The tier cookie codec used when no engine is present. */
     public static final String TIER_COOKIES_ATTRIBUTE = "dev.servletqos.sample.tierCookies";
     static final String COSTS_ATTRIBUTE = "dev.servletqos.sample.costs";
+    static final String BACKEND_ATTRIBUTE = "dev.servletqos.sample.backend";
     static final String CATALOG_ATTRIBUTE = "dev.servletqos.sample.catalog";
     static final String METRICS_ATTRIBUTE = "dev.servletqos.sample.metrics";
     private static final String REGISTERED_ATTRIBUTE = "dev.servletqos.sample.registered";
@@ -49,6 +52,7 @@ public final class Shop {
         }
         context.setAttribute(REGISTERED_ATTRIBUTE, Boolean.TRUE);
         context.setAttribute(COSTS_ATTRIBUTE, costs);
+        context.setAttribute(BACKEND_ATTRIBUTE, new Backend());
         context.setAttribute(CATALOG_ATTRIBUTE, new Catalog());
         context.setAttribute(TIER_COOKIES_ATTRIBUTE, tierCookies);
         context.setAttribute(METRICS_ATTRIBUTE, new ShopMetrics());
@@ -60,6 +64,7 @@ public final class Shop {
         add(context, "checkout", new ShopServlets.Checkout(), "/checkout");
         add(context, "metrics", new MetricsServlet(), "/metrics");
         add(context, "qos", new QosServlet(), "/qos");
+        add(context, "admin-backend", new BackendServlet(), "/admin/backend");
     }
 
     private static void add(ServletContext context, String name, HttpServlet servlet, String mapping) {
@@ -84,6 +89,14 @@ public final class Shop {
     /** Pages the shop on this context has served since start (all statuses); 0 before registration. */
     public static long pagesServed(ServletContext context) {
         return context.getAttribute(METRICS_ATTRIBUTE) instanceof ShopMetrics m ? m.served() : 0;
+    }
+
+    /**
+     * The back-end speed knob of the shop on this context (a factor on its back-end waits, changeable while it
+     * serves); null before registration.
+     */
+    public static Backend backend(ServletContext context) {
+        return context.getAttribute(BACKEND_ATTRIBUTE) instanceof Backend b ? b : null;
     }
 
     /** The engine published on this context, or null when QoS is off. */

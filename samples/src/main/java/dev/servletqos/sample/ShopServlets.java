@@ -1,5 +1,7 @@
 package dev.servletqos.sample;
 
+import dev.servletqos.workload.Cost;
+import dev.servletqos.workload.ShopWorkload;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -37,6 +39,12 @@ final class ShopServlets {
 
         Costs costs() {
             return (Costs) getServletContext().getAttribute(Shop.COSTS_ATTRIBUTE);
+        }
+
+        /** Spends a page's cost at the back end's speed now. */
+        void spend(Cost cost) {
+            Backend backend = (Backend) getServletContext().getAttribute(Shop.BACKEND_ATTRIBUTE);
+            costs().spend(cost, backend == null ? 1 : backend.factor());
         }
 
         Catalog catalog() {
@@ -120,7 +128,7 @@ final class ShopServlets {
                 badRequest(req, resp, t0, "login", "user must be 1 to 64 letters, digits, _ . @ or -");
                 return;
             }
-            costs().spend(Costs.LOGIN_WAIT, Costs.LOGIN_CPU);
+            spend(ShopWorkload.LOGIN.full());
             HttpSession session = req.getSession(true);
             session.setAttribute("user", user);
             session.setAttribute("tier", tier);
@@ -149,7 +157,7 @@ final class ShopServlets {
                     return;
                 }
             }
-            costs().spend(Costs.BROWSE_WAIT, Costs.BROWSE_CPU);
+            spend(ShopWorkload.BROWSE.full());
             StringBuilder b = new StringBuilder("<h1>Products, page ").append(page).append("</h1>\n<ul>\n");
             for (int id = (page - 1) * Catalog.PAGE_SIZE + 1; id <= page * Catalog.PAGE_SIZE; id++) {
                 b.append("<li><a href=\"").append(req.getContextPath()).append("/item?id=").append(id).append("\">")
@@ -180,11 +188,7 @@ final class ShopServlets {
             }
             int level = ContentLevel.of(req);
             boolean degraded = level == ContentLevel.DEGRADED;
-            if (degraded) {
-                costs().spend(Costs.ITEM_DEGRADED_WAIT, Costs.ITEM_DEGRADED_CPU);
-            } else {
-                costs().spend(Costs.ITEM_WAIT, Costs.ITEM_CPU);
-            }
+            spend(degraded ? ShopWorkload.ITEM.degraded() : ShopWorkload.ITEM.full());
             addToCart(req, id);
             String c = req.getContextPath();
             StringBuilder b = new StringBuilder("<h1>").append(escape(Catalog.name(id))).append("</h1>\n");
@@ -237,11 +241,7 @@ final class ShopServlets {
                 html(req, resp, t0, 404, "img", level, "Not found", "<p>No such image.</p>");
                 return;
             }
-            if (degraded) {
-                costs().spend(Costs.IMG_DEGRADED_WAIT, Costs.IMG_DEGRADED_CPU);
-            } else {
-                costs().spend(Costs.IMG_WAIT, Costs.IMG_CPU);
-            }
+            spend(degraded ? ShopWorkload.IMAGE.degraded() : ShopWorkload.IMAGE.full());
             send(req, resp, t0, 200, "image/svg+xml", bytes, "img", level);
         }
     }
@@ -269,7 +269,7 @@ final class ShopServlets {
                 html(req, resp, t0, 409, "checkout", ContentLevel.FULL, "Empty cart", "<p>Your cart is empty.</p>");
                 return;
             }
-            costs().spend(Costs.CHECKOUT_WAIT, Costs.CHECKOUT_CPU);
+            spend(ShopWorkload.CHECKOUT.full());
             long total = 0;
             for (int id : items) {
                 total += Catalog.priceCents(id);

@@ -38,6 +38,11 @@ public final class ShopClient {
                 .POST(HttpRequest.BodyPublishers.ofString("pay=card")).build());
     }
 
+    /** A request with any method and no body. */
+    public HttpResponse<String> send(String method, String pathAndQuery) throws IOException, InterruptedException {
+        return send(request(pathAndQuery).method(method, HttpRequest.BodyPublishers.noBody()).build());
+    }
+
     private HttpResponse<String> send(HttpRequest r) throws IOException, InterruptedException {
         HttpResponse<String> resp = HTTP.send(r, HttpResponse.BodyHandlers.ofString());
         keep(resp);

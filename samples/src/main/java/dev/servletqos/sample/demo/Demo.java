@@ -3,12 +3,18 @@ package dev.servletqos.sample.demo;
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
+import dev.servletqos.control.Sample;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.sample.Backend;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import dev.servletqos.sample.run.Containers;
 import dev.servletqos.sample.run.ShopConfig;
 import dev.servletqos.sample.run.ShopServer;
+import dev.servletqos.workload.Cost;
+import dev.servletqos.workload.Page;
+import dev.servletqos.workload.Step;
+import dev.servletqos.workload.UserClass;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -23,8 +29,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The main job: the shop under a flash crowd, QoS on and then off, on the same container with the same
- * thread count. While it runs it prints one line per second per user type; at the end it writes
+ * The main job: the shop under a flash crowd and then with its back end slowed down (the profile's phases set
+ * the back end's speed factor in-process), QoS on and then off, on the same container with the same thread
+ * count. The engine is sampled in-process once a second (snapshot, the period since the last sample, the
+ * control loop's status). While it runs it prints one line per second per user type; at the end it writes
  * {@code report.html} and {@code summary.json} and prints the headline: completed premium and basic sessions
  * per second, on against off.
  */
@@ -75,7 +83,16 @@ public final class Demo {
      * worker time one session holds (the cost model, full content).
      */
     public static double nominalCapacity(ShopConfig config) {
-        return config.policy().maxExecuting() * 1000.0 / config.costs().sessionMillis(LoadGenerator.ITEMS);
+        return LoadGenerator.WORKLOAD.capacity(config.policy().maxExecuting(), config.costs().scale(), 1);
+    }
+
+    /**
+     * Sessions per second the shop completes with its back end {@code backendFactor} times slower:
+     * {@code capacity} scaled by the session's worker time at normal speed over its worker time at that speed.
+     */
+    static double capacityAt(double capacity, double backendFactor) {
+        Cost session = LoadGenerator.WORKLOAD.cost(false);
+        return capacity * session.millis() / session.millis(backendFactor);
     }
 
     /** Runs the demo, printing to {@code log}. */
@@ -93,19 +110,17 @@ public final class Demo {
                         : settings.config().policyFile().toString(),
                 policy.scheduling().key(), policy.maxExecuting(), policy.totalQueuedTrigger(),
                 policy.higherQueuedTrigger());
-        log.printf(Locale.ROOT, "a session = login, browse, %d product pages with their images, checkout: %d requests,"
-                        + " %.0f ms of worker time (cost scale %s)%n", LoadGenerator.ITEMS,
-                dev.servletqos.sample.Costs.sessionRequests(LoadGenerator.ITEMS),
-                settings.config().costs().sessionMillis(LoadGenerator.ITEMS), settings.config().costs().scale());
+        log.printf(Locale.ROOT, "a session = %s: %d requests, %.0f ms of worker time (cost scale %s)%n",
+                steps(), LoadGenerator.WORKLOAD.requests(false), settings.config().costs().sessionMillis(),
+                settings.config().costs().scale());
         log.printf(Locale.ROOT, "capacity %.1f sessions/s (%s); profile:", capacity,
                 settings.capacity() > 0 ? "--capacity" : "max-executing / session worker time");
         for (Profile.Phase p : settings.profile().phases()) {
-            log.printf(Locale.ROOT, " %s %.0fs at %.1fx (%.0f sessions/s)", p.name(), p.seconds(), p.multiple(),
+            log.printf(Locale.ROOT, " %s %.0fs at %s (%.0f sessions/s)", p.name(), p.seconds(), p.describe(),
                     p.multiple() * capacity);
         }
-        log.printf(Locale.ROOT, "%npremium users: %.0f%% of sessions, returning (tier cookie from an earlier visit);"
-                + " a session completes only if every request is answered 2xx within %d s%n",
-                LoadGenerator.PREMIUM_SHARE * 100, LoadGenerator.TIMEOUT.toSeconds());
+        log.printf(Locale.ROOT, "%n%s; a session completes only if every request is answered 2xx within %d s%n",
+                classes(), LoadGenerator.TIMEOUT.toSeconds());
         log.println("degradation: not yet driven by a controller (every page is served full; degraded = 0 is measured,"
                 + " not assumed)");
         List<RunResult> runs = new ArrayList<>();
@@ -131,21 +146,66 @@ public final class Demo {
         return new Result(views, report, summary, seconds);
     }
 
+    /** Who set the settings, in words: policy, operator, controller. */
+    static String source(dev.servletqos.Settings.Source s) {
+        return s.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The workload's steps in words: "login, browse, 3 x item (+2 img), checkout". */
+    static String steps() {
+        StringBuilder b = new StringBuilder();
+        List<Step> steps = LoadGenerator.WORKLOAD.steps();
+        for (int i = 0; i < steps.size(); ) {
+            Page p = steps.get(i).page();
+            int n = 1;
+            while (i + n < steps.size() && steps.get(i + n).page().equals(p)) {
+                n++;
+            }
+            b.append(b.length() == 0 ? "" : ", ").append(n > 1 ? n + " x " : "").append(p.name());
+            if (p.embeds() != null) {
+                b.append(" (+").append(p.embeds().full()).append(' ').append(p.embeds().page().name()).append(')');
+            }
+            if (!steps.get(i).thinkTime().isZero()) {
+                b.append(" after ").append(steps.get(i).thinkTime().toMillis()).append(" ms");
+            }
+            i += n;
+        }
+        return b.toString();
+    }
+
+    /** The workload's user classes in words: "premium 20 % (returning users), basic 80 %". */
+    static String classes() {
+        StringBuilder b = new StringBuilder();
+        for (UserClass c : LoadGenerator.WORKLOAD.classes()) {
+            b.append(b.length() == 0 ? "" : ", ")
+                    .append(String.format(Locale.ROOT, "%s %.0f%%", c.name(), c.share() * 100))
+                    .append(c.returning() ? " (returning users with a tier cookie)" : " (new visitors)");
+        }
+        return b.toString();
+    }
+
     private RunResult runOnce(boolean qos) throws IOException, InterruptedException {
         ShopConfig config = settings.config().withQos(qos);
         try (ShopServer server = Containers.start(settings.container(), config)) {
             log.printf(Locale.ROOT, "%n=== QoS %s: %s, http://127.0.0.1:%d%n", qos ? "on" : "off", server.describe(),
                     server.port());
+            if (server.engine() != null) {
+                dev.servletqos.Settings s = server.engine().settings();
+                log.printf(Locale.ROOT, "control loop: mode %s, period %d ms, settings set by %s%n",
+                        s.control().mode().key(), s.control().period().toMillis(), source(s.source()));
+            }
             URI base = URI.create("http://127.0.0.1:" + server.port() + "/");
             try (LoadGenerator gen = new LoadGenerator(base, config.policy().tierCookieName(), settings.profile(),
                     settings.warmup(), capacity, SEED)) {
+                server.backend().setFactor(1);
                 gen.prepare();
                 int seconds = (int) Math.ceil(settings.profile().seconds() + LoadGenerator.DRAIN.toSeconds()
                         + LoadGenerator.TIMEOUT.toSeconds() + 3);
                 Recorder rec = new Recorder(System.nanoTime() + 50_000_000L, seconds);
                 // the server's counters have run since it started (the returning users' logins, the warm-up):
                 // the first phase counts from here, not from zero
-                rec.baseline(sample(server));
+                Sampler sampler = new Sampler(server);
+                rec.baseline(sampler.next());
                 ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, "demo-ticker");
                     t.setDaemon(true);
@@ -156,19 +216,20 @@ public final class Demo {
                     long firstTick = rec.t0 + 1_000_000_000L - System.nanoTime();
                     ticker.scheduleAtFixedRate(() -> {
                         int s = (int) Math.round((System.nanoTime() - rec.t0) / 1e9);
-                        rec.sample(s - 1, sample(server));
+                        rec.sample(s - 1, sampler.next());
                         if (s - 1 < settings.profile().seconds()) {
                             print(qos, rec, s - 1, server.engine());
                         }
                         lastSecond[0] = s;
                     }, firstTick, 1_000_000_000L, TimeUnit.NANOSECONDS);
+                    scheduleBackend(qos, server.backend(), rec.t0, ticker);
                     gen.run(rec);
                 } finally {
                     ticker.shutdownNow();
                     ticker.awaitTermination(5, TimeUnit.SECONDS);
                 }
                 int used = Math.min(rec.seconds, rec.second(System.nanoTime()) + 1);
-                Recorder.ServerSample last = sample(server);
+                Recorder.ServerSample last = sampler.next();
                 for (int s = Math.max(0, lastSecond[0] - 1); s < used; s++) {
                     if (rec.sample(s) == null) {
                         rec.sample(s, last);
@@ -181,40 +242,51 @@ public final class Demo {
         }
     }
 
-    private static Recorder.ServerSample sample(ShopServer server) {
-        QosEngine engine = server.engine();
-        int n = Recorder.TYPES.size();
-        if (engine == null) {
-            return new Recorder.ServerSample(server.pagesServed(), null, null, null, null, null, null, null, null, null);
+    /**
+     * Samples a server in-process, once a second: its page counter, the back end's factor and, with QoS on, the
+     * engine's snapshot and control status, with the period since the previous sample. Thread-safe.
+     */
+    private static final class Sampler {
+        private final ShopServer server;
+        private EngineSnapshot last;
+
+        Sampler(ShopServer server) {
+            this.server = server;
         }
-        EngineSnapshot s = engine.snapshot();
-        int[] budget = new int[n];
-        int[] executing = new int[n];
-        int[] queued = new int[n];
-        long[] grants = new long[n];
-        long[] wait = new long[n];
-        long[] admitted = new long[n];
-        long[] refused = new long[n];
-        long[] expired = new long[n];
-        long[] queueFull = new long[n];
-        for (int t = 0; t < n; t++) {
-            ClassStats c = s.get(Recorder.TYPES.get(t));
-            if (c == null) {
-                budget[t] = -1;
-                continue;
+
+        synchronized Recorder.ServerSample next() {
+            QosEngine engine = server.engine();
+            double factor = server.backend() == null ? 1 : server.backend().factor();
+            if (engine == null) {
+                return new Recorder.ServerSample(server.pagesServed(), factor, null, null, null);
             }
-            budget[t] = c.budget();
-            executing[t] = c.executing();
-            queued[t] = c.queued();
-            grants[t] = c.grants();
-            wait[t] = c.waitNanos();
-            admitted[t] = c.sessionsAdmitted();
-            refused[t] = c.sessionsRefusedQueued() + c.sessionsRefusedRate();
-            expired[t] = c.expired();
-            queueFull[t] = c.queueFull();
+            EngineSnapshot s = engine.snapshot();
+            Sample period = last == null ? null : Sample.between(last, s, Double.NaN);
+            last = s;
+            return new Recorder.ServerSample(server.pagesServed(), factor, s, period, engine.controlStatus());
         }
-        return new Recorder.ServerSample(server.pagesServed(), budget, executing, queued, grants, wait, admitted,
-                refused, expired, queueFull);
+    }
+
+    /**
+     * Sets the back end's factor at the start of every phase where it changes (the first phase changes it from
+     * 1), on the ticker's thread, and says so on the console.
+     */
+    private void scheduleBackend(boolean qos, Backend backend, long t0, ScheduledExecutorService ticker) {
+        List<Profile.Phase> phases = settings.profile().phases();
+        double before = 1;
+        for (int i = 0; i < phases.size(); i++) {
+            Profile.Phase p = phases.get(i);
+            if (p.backendFactor() != before) {
+                long at = t0 + (long) (settings.profile().start(i) * 1e9);
+                ticker.schedule(() -> {
+                    backend.setFactor(p.backendFactor());
+                    log.printf(Locale.ROOT, "QoS %-3s %-6s back end %s from now%n", qos ? "on" : "off", p.name(),
+                            p.backendChanged() ? "x" + Profile.number(p.backendFactor()) + " (its waits multiplied by "
+                                    + Profile.number(p.backendFactor()) + ")" : "at normal speed");
+                }, at - System.nanoTime(), TimeUnit.NANOSECONDS);
+            }
+            before = p.backendFactor();
+        }
     }
 
     private void print(boolean qos, Recorder rec, int second, QosEngine engine) {
@@ -226,8 +298,7 @@ public final class Demo {
             String type = Recorder.TYPES.get(t);
             double p95 = Recorder.percentile(rec.delays(t, second), 95);
             Recorder.ServerSample sample = rec.sample(second);
-            String budget = sample == null || sample.budget() == null || sample.budget()[t] < 0 ? "-"
-                    : Integer.toString(sample.budget()[t]);
+            String budget = sample == null || sample.budget(t) < 0 ? "-" : Integer.toString(sample.budget(t));
             log.printf(Locale.ROOT,
                     "QoS %-3s %-6s %3ds %-7s offered %3d  served %4d req  refused %3d sess %3d req  degraded %d"
                             + "  p95 delay %5s ms / target %4d  budget %2s  done %3d sess%n",
@@ -260,6 +331,10 @@ public final class Demo {
                 + " the sessions that arrived in it):%n", r.qos() ? "on" : "off");
         for (RunResult.PhaseStats p : r.phases()) {
             StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "  %-7s", p.phase().name()));
+            if (p.phase().backendChanged()) {
+                b.append(String.format(Locale.ROOT, " (back end x%s, capacity %.1f/s)",
+                        Profile.number(p.phase().backendFactor()), p.capacity()));
+            }
             for (int t = 0; t < Recorder.TYPES.size(); t++) {
                 RunResult.TypeStats s = p.types().get(t);
                 b.append(String.format(Locale.ROOT, "  %s: %.1f done/s (%.0f%% of %d offered, %d refused, %d failed)",
@@ -304,15 +379,43 @@ public final class Demo {
         }
         for (RunResult r : runs) {
             for (RunResult.PhaseStats p : r.phases()) {
-                if (p.phase().multiple() > 1) {
+                if (p.phase().multiple() > 1 || p.phase().backendChanged()) {
                     RunResult.TypeStats prem = p.types().get(0);
                     log.printf(Locale.ROOT, "  QoS %-3s %s: premium sessions completed %.1f%%, all sessions %.1f/s ="
-                                    + " %.0f%% of capacity%n", r.qos() ? "on" : "off", p.phase().name(),
+                                    + " %.0f%% of capacity%s%n", r.qos() ? "on" : "off", p.phase().name(),
                             prem.completedPercent(), p.total().completedPerSecond(),
-                            100 * p.total().completedPerSecond() / capacity);
+                            100 * p.total().completedPerSecond() / capacity, !p.phase().backendChanged() ? ""
+                                    : String.format(Locale.ROOT, ", %.0f%% of the capacity with the back end x%s"
+                                            + " (%.1f/s)", 100 * p.total().completedPerSecond() / p.capacity(),
+                                    Profile.number(p.phase().backendFactor()), p.capacity()));
+                    if (p.phase().backendChanged()) {
+                        printEngine(p);
+                    }
                 }
             }
         }
+    }
+
+    /** A phase's per-class figures: client p95 delay and the engine's queue delay against target, budgets. */
+    private void printEngine(RunResult.PhaseStats p) {
+        List<String> parts = new ArrayList<>();
+        for (int t = 0; t < Recorder.TYPES.size(); t++) {
+            parts.add(String.format(Locale.ROOT, "%s p95 delay %s ms", Recorder.TYPES.get(t),
+                    millis(p.types().get(t).p95DelayMillis())));
+        }
+        for (RunResult.EngineStats e : p.engine()) {
+            parts.add(String.format(Locale.ROOT, "%s queue delay %s / %s ms mean / p95 (target %d), budget %s",
+                    e.name(), millis(e.meanQueueDelayMillis()), millis(e.p95QueueDelayMillis()), e.delayTargetMillis(),
+                    e.budgetMin() + (e.budgetMax() != e.budgetMin() ? ".." + e.budgetMax() : "")));
+        }
+        if (!p.engine().isEmpty()) {
+            parts.add("settings set by " + p.settingsSources() + ", control mode " + p.controlModes());
+        }
+        log.println("      " + String.join("; ", parts));
+    }
+
+    private static String millis(double ms) {
+        return Double.isNaN(ms) ? "-" : String.format(Locale.ROOT, "%.0f", ms);
     }
 
     private static String rate(RunResult.TypeStats s) {

@@ -2,6 +2,11 @@ package dev.servletqos.sample.demo;
 
 import dev.servletqos.sample.demo.Recorder.Counter;
 import dev.servletqos.sample.demo.Recorder.Outcome;
+import dev.servletqos.workload.Page;
+import dev.servletqos.workload.ShopWorkload;
+import dev.servletqos.workload.UserClass;
+import dev.servletqos.workload.Visit;
+import dev.servletqos.workload.Workload;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,12 +36,14 @@ import java.util.regex.Pattern;
 
 /**
  * The demo's load generator: an open model (Poisson arrivals of new sessions, whatever the server does), as
- * in paper 004. A session is {@code /login}, {@code /browse}, {@value #ITEMS} product pages each followed by
- * the images it references (fetched in parallel, as a browser does) and {@code POST /checkout}, sent one
- * after the other with no think time. It completes only if every request is answered 2xx within
- * {@link #TIMEOUT} (paper 004's client timeout). A fifth of the sessions are premium users, who are
- * returning users: they carry the signed tier cookie an earlier visit's /login issued, so the server
- * recognises them on the first request; the others are new visitors (basic), who carry no cookie.
+ * in paper 004. What a session does is the shop's workload description ({@link ShopWorkload#SHOP}, shared with
+ * the Gatling simulation): {@code /login}, {@code /browse}, three product pages each followed by the images it
+ * references (fetched in parallel, as a browser does) and {@code POST /checkout}, each step after its think
+ * time (none in the shop's). It completes only if every request is answered 2xx within {@link #TIMEOUT} (the
+ * workload's client timeout, paper 004's). The user classes and their shares are the workload's: a fifth of the
+ * sessions are premium users, who are returning users: they carry the signed tier cookie an earlier visit's
+ * /login issued, so the server recognises them on the first request; the others are new visitors (basic), who
+ * carry no cookie.
  *
  * <p>Bounded: only {@code 127.0.0.1}, at most {@link #MAX_SESSIONS} sessions at once (an arrival beyond that
  * is not started and is counted apart, not as a failure of the server), and the run stops by itself: arrivals
@@ -45,25 +52,22 @@ import java.util.regex.Pattern;
  */
 final class LoadGenerator implements AutoCloseable {
 
-    /** Product pages per session. */
-    static final int ITEMS = 3;
-    /** Paper 004's client timeout per request. */
-    static final Duration TIMEOUT = Duration.ofSeconds(5);
-    /** Share of premium users among new sessions. */
-    static final double PREMIUM_SHARE = 0.2;
+    /** The session every simulated user runs. */
+    static final Workload WORKLOAD = ShopWorkload.SHOP;
+    /** The client timeout per request (the workload's: paper 004's 5 s). */
+    static final Duration TIMEOUT = WORKLOAD.clientTimeout();
     /** Sessions in flight at most. */
     static final int MAX_SESSIONS = 4000;
     /** How long sessions may run on after the last arrival. */
     static final Duration DRAIN = Duration.ofSeconds(5);
     /** The default warm-up before the recorded run: half of capacity for a few seconds. */
     static final Profile WARMUP = Profile.parse("warm-up:4:0.5");
-    /** Returning premium users (each holds a tier cookie from an earlier visit). */
-    static final int RETURNING_USERS = 50;
+    /** Returning users per returning class (each holds a tier cookie from an earlier visit). */
+    static final int RETURNING_USERS = WORKLOAD.returningUsers();
 
     /** What the engine's refusal page of a new session says (dev.servletqos.Rejection, session reasons). */
     static final String SESSION_REFUSAL_TEXT = "cannot start a new visit";
 
-    private static final Pattern IMG = Pattern.compile("<img src=\"([^\"]+)\"");
 
     private final URI base;
     private final String tierCookieName;
@@ -74,8 +78,10 @@ final class LoadGenerator implements AutoCloseable {
     private final HttpClient client;
     private final Random random;
     private final AtomicInteger active = new AtomicInteger();
-    private final Set<Visit> visits = ConcurrentHashMap.newKeySet();
-    private final List<String> tierCookies = new ArrayList<>();
+    private final Set<User> users = ConcurrentHashMap.newKeySet();
+    private final Map<Page.Embedded, Pattern> references = new ConcurrentHashMap<>();
+    /** Per returning class, the tier cookies of its returning users (index = the plan's returning user). */
+    private final Map<String, List<String>> tierCookies = new HashMap<>();
     private volatile boolean stopped;
 
     /**
@@ -113,9 +119,23 @@ final class LoadGenerator implements AutoCloseable {
      * @throws IOException if the shop does not answer them
      */
     void prepare() throws IOException, InterruptedException {
+        for (UserClass c : WORKLOAD.classes()) {
+            if (c.returning()) {
+                tierCookies.put(c.name(), earlierVisits(c));
+            }
+        }
+        // a short run at half capacity, not recorded: the JIT compiles the request path before the clock
+        // starts (without it, the first seconds of the normal phase show compilation stalls, not the policy)
+        Recorder scratch = new Recorder(System.nanoTime(), (int) (warmup.seconds() + DRAIN.toSeconds() + 10));
+        run(scratch, warmup, null);
+    }
+
+    /** The returning users of a class log in once and keep their tier cookies. */
+    private List<String> earlierVisits(UserClass c) throws IOException, InterruptedException {
+        List<String> cookies = new ArrayList<>();
         for (int i = 1; i <= RETURNING_USERS; i++) {
-            HttpResponse<String> r = client.send(get("/login?tier=premium&user=returning-" + i, Map.of()),
-                    HttpResponse.BodyHandlers.ofString());
+            String login = ShopWorkload.LOGIN.path().replace("{class}", c.name()) + "&user=returning-" + i;
+            HttpResponse<String> r = client.send(get(login, Map.of()), HttpResponse.BodyHandlers.ofString());
             String cookie = null;
             for (String h : r.headers().allValues("set-cookie")) {
                 String[] nv = nameValue(h);
@@ -127,12 +147,9 @@ final class LoadGenerator implements AutoCloseable {
                 throw new IOException("warm-up /login did not issue a tier cookie " + tierCookieName + ": "
                         + r.statusCode() + " " + r.headers().allValues("set-cookie"));
             }
-            tierCookies.add(cookie);
+            cookies.add(cookie);
         }
-        // a short run at half capacity, not recorded: the JIT compiles the request path before the clock
-        // starts (without it, the first seconds of the normal phase show compilation stalls, not the policy)
-        Recorder scratch = new Recorder(System.nanoTime(), (int) (warmup.seconds() + DRAIN.toSeconds() + 10));
-        run(scratch, warmup, null);
+        return cookies;
     }
 
     /** Runs the profile into {@code rec}; returns when every session has ended or was abandoned. */
@@ -158,9 +175,10 @@ final class LoadGenerator implements AutoCloseable {
                     throw new InterruptedException();
                 }
             }
-            int type = random.nextDouble() < PREMIUM_SHARE ? 0 : 1;
+            UserClass userClass = WORKLOAD.draw(random.nextDouble());
+            int type = Recorder.TYPES.indexOf(userClass.name());
             // drawn for every arrival, so that both runs see the same users whatever the server did
-            Random choices = new Random(random.nextLong());
+            Visit plan = WORKLOAD.plan(userClass, new Random(random.nextLong()));
             long now = System.nanoTime();
             rec.add(Counter.OFFERED, type, now);
             if (active.get() >= MAX_SESSIONS) {
@@ -170,7 +188,7 @@ final class LoadGenerator implements AutoCloseable {
                         Outcome.ABANDONED_LIMIT, 0));
                 continue;
             }
-            running.add(new Visit(rec, type, choices).run());
+            running.add(new User(rec, type, plan).run());
             if (running.size() > 256) {
                 running.removeIf(CompletableFuture::isDone);
             }
@@ -196,9 +214,9 @@ final class LoadGenerator implements AutoCloseable {
         }
         stopped = true;
         // sessions still running are abandoned now; their requests in flight are no longer recorded
-        for (Visit v : visits) {
-            if (v.rec == rec) {
-                v.end(Outcome.ABANDONED_END);
+        for (User u : users) {
+            if (u.rec == rec) {
+                u.end(Outcome.ABANDONED_END);
             }
         }
     }
@@ -231,6 +249,12 @@ final class LoadGenerator implements AutoCloseable {
             }
         }
         return end;
+    }
+
+    /** The pattern of an embedded resource's URL in a page: {@code <img src="URL"} for the shop's images. */
+    static Pattern reference(Page.Embedded embeds) {
+        return Pattern.compile("<" + Pattern.quote(embeds.tag()) + "\\s[^>]*?\\b"
+                + Pattern.quote(embeds.attribute()) + "=\"([^\"]+)\"");
     }
 
     /**
@@ -310,11 +334,11 @@ final class LoadGenerator implements AutoCloseable {
         return new String[] {pair.substring(0, eq).trim(), deleted ? null : pair.substring(eq + 1).trim()};
     }
 
-    /** One simulated user's visit: a chain of asynchronous requests. */
-    private final class Visit {
+    /** One simulated user's visit, as planned: a chain of asynchronous requests. */
+    private final class User {
         private final Recorder rec;
         private final int type;
-        private final Random rnd;
+        private final Visit plan;
         private final Map<String, String> cookies = new HashMap<>();
         private long startNanos;
         private int requests;
@@ -322,55 +346,70 @@ final class LoadGenerator implements AutoCloseable {
         private volatile boolean admitted;
         private final AtomicBoolean ended = new AtomicBoolean();
 
-        Visit(Recorder rec, int type, Random rnd) {
+        User(Recorder rec, int type, Visit plan) {
             this.rec = rec;
             this.type = type;
-            this.rnd = rnd;
-            if (type == 0 && !tierCookies.isEmpty()) {
-                cookies.put(tierCookieName, tierCookies.get(rnd.nextInt(tierCookies.size())));
+            this.plan = plan;
+            List<String> tiers = tierCookies.get(plan.userClass().name());
+            if (plan.returningUser() >= 0 && tiers != null && !tiers.isEmpty()) {
+                cookies.put(tierCookieName, tiers.get(plan.returningUser() % tiers.size()));
             }
         }
 
         CompletableFuture<Void> run() {
             active.incrementAndGet();
-            visits.add(this);
+            users.add(this);
             startNanos = System.nanoTime();
-            String login = type == 0 ? "/login?tier=premium&user=returning-" + (1 + rnd.nextInt(RETURNING_USERS))
-                    : "/login?tier=basic";
-            int page = 1 + rnd.nextInt(25);
-            CompletableFuture<Void> chain = step(get(login, cookies()), false)
-                    .thenCompose(x -> step(get("/browse?page=" + page, cookies()), false));
-            for (int i = 0; i < ITEMS; i++) {
-                int id = (page - 1) * 20 + 1 + rnd.nextInt(20);
-                chain = chain.thenCompose(x -> item(id));
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            for (Visit.Call call : plan.calls()) {
+                chain = chain.thenCompose(x -> think(call.thinkTime())).thenCompose(x -> call(call));
             }
-            chain = chain.thenCompose(x -> step(request("/checkout", cookies())
-                    .header("Content-Type", "application/x-www-form-urlencoded")
-                    .POST(HttpRequest.BodyPublishers.ofString("pay=card")).build(), false));
             return chain.handle((x, failure) -> {
                 end(failure == null ? Outcome.COMPLETED : outcome(failure));
                 return null;
             });
         }
 
-        private CompletableFuture<Void> item(int id) {
-            return send(get("/item?id=" + id, cookies()), true).thenCompose(body -> {
-                List<CompletableFuture<String>> images = new ArrayList<>();
-                Matcher m = IMG.matcher(body);
-                Map<String, String> c = cookies();
-                while (m.find()) {
-                    URI image = sameOrigin(base, m.group(1));
-                    if (image == null) {
-                        // a URL from the response that leaves the shop (another host or port): not followed,
-                        // and the session fails
-                        rec.add(Counter.REQ_ERROR, type, System.nanoTime());
-                        images.add(CompletableFuture.failedFuture(new SessionEnd(Outcome.ERROR)));
-                        continue;
-                    }
-                    images.add(send(get(image, c), false));
+        private CompletableFuture<Void> think(Duration d) {
+            if (d.isZero()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return CompletableFuture.runAsync(() -> { },
+                    CompletableFuture.delayedExecutor(d.toNanos(), TimeUnit.NANOSECONDS, executor));
+        }
+
+        private CompletableFuture<Void> call(Visit.Call call) {
+            Page page = call.page();
+            HttpRequest r;
+            if ("POST".equals(page.method())) {
+                r = request(call.path(), cookies()).header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofString(page.body() == null ? "" : page.body())).build();
+            } else {
+                r = get(call.path(), cookies());
+            }
+            if (page.embeds() == null) {
+                return step(r, false);
+            }
+            return send(r, true).thenCompose(body -> embedded(body, page.embeds()));
+        }
+
+        /** What the page references (its images), fetched in parallel as a browser does. */
+        private CompletableFuture<Void> embedded(String body, Page.Embedded embeds) {
+            List<CompletableFuture<String>> fetches = new ArrayList<>();
+            Matcher m = references.computeIfAbsent(embeds, LoadGenerator::reference).matcher(body);
+            Map<String, String> c = cookies();
+            while (m.find()) {
+                URI uri = sameOrigin(base, m.group(1));
+                if (uri == null) {
+                    // a URL from the response that leaves the shop (another host or port): not followed,
+                    // and the session fails
+                    rec.add(Counter.REQ_ERROR, type, System.nanoTime());
+                    fetches.add(CompletableFuture.failedFuture(new SessionEnd(Outcome.ERROR)));
+                    continue;
                 }
-                return CompletableFuture.allOf(images.toArray(CompletableFuture[]::new));
-            });
+                fetches.add(send(get(uri, c), false));
+            }
+            return CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new));
         }
 
         private CompletableFuture<Void> step(HttpRequest r, boolean keepBody) {
@@ -465,7 +504,7 @@ final class LoadGenerator implements AutoCloseable {
             if (!ended.compareAndSet(false, true)) {
                 return;
             }
-            visits.remove(this);
+            users.remove(this);
             active.decrementAndGet();
             long now = System.nanoTime();
             Counter c = switch (outcome) {

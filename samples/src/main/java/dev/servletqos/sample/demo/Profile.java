@@ -1,27 +1,47 @@
 package dev.servletqos.sample.demo;
 
+import dev.servletqos.sample.Backend;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * The load profile of one demo run: phases in order, each with a duration and an offered load as a
- * multiple of the shop's capacity. Written {@code name:seconds:multiple,...}, e.g. the default
- * {@value #DEFAULT}. Immutable.
+ * The load profile of one demo run: phases in order, each with a duration, an offered load as a multiple of
+ * the shop's capacity, and the speed of the shop's back end. Written {@code name:seconds:multiple[:xFACTOR],...}:
+ * {@code crowd:25:4} is 25 s at four times capacity, {@code slow:25:4:x2} the same with the back end twice as
+ * slow (its waits doubled, see {@link dev.servletqos.sample.Backend}); without {@code :xFACTOR} the back end is
+ * at normal speed. The default is {@value #DEFAULT}. Immutable.
  */
 public record Profile(List<Phase> phases) {
 
-    /** Normal load, a flash crowd at four times capacity, relief. */
-    public static final String DEFAULT = "normal:15:0.8,crowd:30:4,relief:12:0.8";
+    /**
+     * Normal load, a flash crowd at four times capacity, then the crowd halves while the back end slows down to
+     * half its speed (every back-end wait doubled: the shop can complete only about half as many sessions),
+     * then relief at normal load and speed. 72 s.
+     */
+    public static final String DEFAULT = "normal:10:0.8,crowd:25:4,slow:25:2:x2,relief:12:0.8";
 
     /**
      * One phase.
      *
-     * @param name     a short name (letters, digits, '-')
-     * @param seconds  its duration
-     * @param multiple offered new sessions per second as a multiple of capacity
+     * @param name          a short name (letters, digits, '-')
+     * @param seconds       its duration
+     * @param multiple      offered new sessions per second as a multiple of capacity (the shop's capacity with
+     *                      its back end at normal speed: the visitors do not know the back end is slow)
+     * @param backendFactor the factor on the back end's waits during the phase, 1 = normal speed
      */
-    public record Phase(String name, double seconds, double multiple) {
+    public record Phase(String name, double seconds, double multiple, double backendFactor) {
+
+        /** Whether the back end is slower (or faster) than normal in this phase. */
+        public boolean backendChanged() {
+            return backendFactor != 1;
+        }
+
+        /** "4.0x" or, with the back end changed, "4.0x, back end x2". */
+        public String describe() {
+            return String.format(Locale.ROOT, "%.1fx", multiple) + (backendChanged() ? ", back end x"
+                    + number(backendFactor) : "");
+        }
     }
 
     public Profile {
@@ -37,9 +57,22 @@ public record Profile(List<Phase> phases) {
         List<Phase> phases = new ArrayList<>();
         for (String part : spec.split(",", -1)) {
             String[] f = part.trim().split(":", -1);
-            if (f.length != 3 || !f[0].matches("[A-Za-z0-9-]{1,16}")) {
+            if (f.length < 3 || f.length > 4 || !f[0].matches("[A-Za-z0-9-]{1,16}")) {
                 throw new IllegalArgumentException("--demo-profile: \"" + part
-                        + "\" is not name:seconds:multiple (e.g. crowd:40:4)");
+                        + "\" is not name:seconds:multiple[:xFACTOR] (e.g. crowd:40:4 or slow:30:4:x2)");
+            }
+            double factor = 1;
+            if (f.length == 4) {
+                if (!f[3].startsWith("x")) {
+                    throw new IllegalArgumentException("--demo-profile: \"" + part + "\": the back end's factor is"
+                            + " written x and a number, e.g. x2 (twice as slow)");
+                }
+                try {
+                    factor = Backend.parse(f[3].substring(1));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--demo-profile: \"" + part + "\": the back end's "
+                            + e.getMessage(), e);
+                }
             }
             double seconds;
             double multiple;
@@ -53,7 +86,7 @@ public record Profile(List<Phase> phases) {
                 throw new IllegalArgumentException("--demo-profile: \"" + part
                         + "\": seconds must be in (0, 600] and the multiple in [0, 20]");
             }
-            phases.add(new Phase(f[0], seconds, multiple));
+            phases.add(new Phase(f[0], seconds, multiple, factor));
         }
         return new Profile(phases);
     }
@@ -91,12 +124,16 @@ public record Profile(List<Phase> phases) {
             if (b.length() > 0) {
                 b.append(',');
             }
-            b.append(p.name()).append(':').append(fmt(p.seconds())).append(':').append(fmt(p.multiple()));
+            b.append(p.name()).append(':').append(number(p.seconds())).append(':').append(number(p.multiple()));
+            if (p.backendChanged()) {
+                b.append(":x").append(number(p.backendFactor()));
+            }
         }
         return b.toString();
     }
 
-    private static String fmt(double d) {
+    /** A number as short as it reads: 2, 0.5, 1.25. */
+    static String number(double d) {
         return d == Math.rint(d) ? Long.toString((long) d) : String.format(Locale.ROOT, "%s", d);
     }
 }

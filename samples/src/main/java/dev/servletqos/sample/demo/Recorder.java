@@ -1,5 +1,9 @@
 package dev.servletqos.sample.demo;
 
+import dev.servletqos.ClassStats;
+import dev.servletqos.ControlStatus;
+import dev.servletqos.EngineSnapshot;
+import dev.servletqos.control.Sample;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -14,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 final class Recorder {
 
-    /** The user types of the demo, in this order everywhere (index 0 = premium). */
-    static final List<String> TYPES = List.of("premium", "basic");
+    /** The user types of the demo, the workload's classes, in this order everywhere (index 0 = premium). */
+    static final List<String> TYPES = LoadGenerator.WORKLOAD.classNames();
 
     /** Per-second counters. */
     enum Counter {
@@ -57,10 +61,48 @@ final class Recorder {
     record SessionResult(int type, double start, double end, boolean admitted, Outcome outcome, int requests) {
     }
 
-    /** The engine's state at the end of one second (null fields when QoS is off). */
-    record ServerSample(long pagesServed, int[] budget, int[] executing, int[] queued, long[] grants,
-                        long[] waitNanos, long[] sessionsAdmitted, long[] sessionsRefused, long[] expired,
-                        long[] queueFull) {
+    /**
+     * The server at the end of one second, sampled in-process: the pages the shop served, the back end's factor
+     * and, with QoS on, the engine's snapshot, the period since the previous sample (per class queue delays
+     * from the engine's wait histograms, {@link Sample#between}) and the control loop's status.
+     *
+     * @param pagesServed   the shop's page counter (since the server started)
+     * @param backendFactor the back end's speed factor at the time
+     * @param engine        the engine's snapshot; null with QoS off
+     * @param period        the engine's counters since the previous sample; null with QoS off and for the first
+     * @param control       the control loop's status; null with QoS off
+     */
+    record ServerSample(long pagesServed, double backendFactor, EngineSnapshot engine, Sample period,
+                        ControlStatus control) {
+
+        /** A sample of the page counter alone (QoS off, or a test). */
+        static ServerSample pages(long pagesServed) {
+            return new ServerSample(pagesServed, 1, null, null, null);
+        }
+
+        /** The engine's index of user type {@code type}'s class, or -1 (QoS off, or no such class). */
+        int classIndex(int type) {
+            if (engine != null) {
+                for (int i = 0; i < engine.classes().size(); i++) {
+                    if (engine.classes().get(i).name().equals(TYPES.get(type))) {
+                        return i;
+                    }
+                }
+            }
+            return -1;
+        }
+
+        /** The engine's stats of user type {@code type}'s class, or null (QoS off, or no such class). */
+        ClassStats stats(int type) {
+            int i = classIndex(type);
+            return i < 0 ? null : engine.classes().get(i);
+        }
+
+        /** The budget of user type {@code type}'s class, or -1 when there is none. */
+        int budget(int type) {
+            ClassStats c = stats(type);
+            return c == null ? -1 : c.budget();
+        }
     }
 
     final long t0;

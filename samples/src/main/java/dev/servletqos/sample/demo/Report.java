@@ -1,11 +1,18 @@
 package dev.servletqos.sample.demo;
 
+import dev.servletqos.ClassStats;
+import dev.servletqos.Settings;
+import dev.servletqos.control.ClassSample;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import java.util.Locale;
 import java.util.function.IntToDoubleFunction;
 
@@ -19,12 +26,32 @@ final class Report {
     private static final String BASIC = "#d4762c";
     private static final String TOTAL = "#2f8f46";
     private static final String REFUSED = "#b3261e";
+    private static final String TARGET = "#b3261e";
+    /** Line colours of the engine's classes, highest priority first (premium, basic, then others). */
+    private static final List<String> CLASS_COLORS = List.of(PREMIUM, BASIC, "#2f8f46", "#7a3cc8", "#8c564b");
+    private static final int BAND_HEIGHT = 18;
 
     private Report() {
     }
 
-    /** A line of a chart: values per second (NaN = no value), dashed for QoS off. */
-    record Series(String name, String color, double[] values, boolean dashed) {
+    /**
+     * A line of a chart: values per second (NaN = no value), solid or with an SVG dash pattern, {@code width}
+     * pixels wide (lines that may lie on top of each other, like budgets, get decreasing widths).
+     */
+    record Series(String name, String color, double[] values, String dash, double width) {
+
+        Series(String name, String color, double[] values, String dash) {
+            this(name, color, values, dash, 1.8);
+        }
+
+        /** Dashed (QoS off) or solid. */
+        Series(String name, String color, double[] values, boolean dashed) {
+            this(name, color, values, dashed ? "6 4" : null);
+        }
+    }
+
+    /** A strip under a chart: one value per second (null = none), drawn as labelled segments. */
+    record Band(String name, String[] values) {
     }
 
     /** A horizontal reference line (a target, the capacity). */
@@ -43,9 +70,10 @@ final class Report {
         StringBuilder b = new StringBuilder(64 * 1024);
         b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 + "<title>servlet-qos demo report</title>\n<style>\n"
-                + "body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#1b1b1b}\n"
-                + "table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;padding:3px 8px;"
-                + "text-align:right;font-size:13px}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}\n"
+                + "body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1b1b1b}\n"
+                + "table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;padding:3px 5px;"
+                + "text-align:right;font-size:12px}td.l{text-align:left}th{background:#f3f3f3}"
+                + "td:first-child,th:first-child{text-align:left}\n"
                 + ".note{background:#fff8e1;border-left:4px solid #e0a800;padding:6px 10px;font-size:14px}\n"
                 + "svg{display:block;margin:4px 0 18px}h2{margin-top:28px}small{color:#555}\n"
                 + "</style></head><body>\n");
@@ -61,18 +89,21 @@ final class Report {
                 .append(String.format(Locale.ROOT, "%.1f", capacity))
                 .append(" sessions/s. Profile: ");
         for (Profile.Phase p : profile.phases()) {
-            b.append(esc(p.name())).append(String.format(Locale.ROOT, " %.0f s at %.1fx (%.0f sessions/s); ",
-                    p.seconds(), p.multiple(), p.multiple() * capacity));
+            b.append(esc(p.name())).append(String.format(Locale.ROOT, " %.0f s at %s (%.0f sessions/s); ",
+                    p.seconds(), esc(p.describe()), p.multiple() * capacity));
         }
-        b.append("premium users are a fifth of the sessions and return with their tier cookie. A session completes"
-                + " only if every request is answered 2xx within 5 s.</p>\n");
+        b.append("the multiples refer to the capacity with the back end at normal speed; \"back end x2\" doubles its"
+                + " waits. Sessions: ").append(esc(Demo.steps())).append("; ").append(esc(Demo.classes()))
+                .append(" (the shared workload description). A session completes only if every request is answered"
+                        + " 2xx within ").append(LoadGenerator.TIMEOUT.toSeconds()).append(" s.</p>\n");
         b.append("<p class=\"note\">Degradation: not yet driven by a controller. The shop has a degraded content tree,"
                 + " selected by the request attribute <code>dev.servletqos.level</code>, but nothing sets it in this"
-                + " version: degraded responses below are counted from the responses and are 0. Budgets are the"
-                + " policy's static values.</p>\n");
+                + " version: degraded responses below are counted from the responses and are 0. ")
+                .append(esc(controlSummary(on))).append("</p>\n");
 
         b.append("<h2>Headline: completed sessions per second, QoS on against off</h2>\n");
         headline(b, profile, capacity, on, off);
+        backendPhases(b, profile, capacity, on, off);
 
         b.append("<h2>Delay per class against its target</h2>\n<p><small>p95 per second of (response time minus the"
                 + " time the page spent in the application): time spent waiting, in the QoS queue or in the"
@@ -140,24 +171,21 @@ final class Report {
         }
 
         if (on != null) {
-            b.append("<h2>Budgets, executing and queued requests (QoS on)</h2>\n<p><small>Sampled from the engine at"
-                    + " the end of each second. Budgets are static (no controller yet).</small></p>\n");
+            controlLoop(b, on, n, profile);
+            b.append("<h2>Executing and queued requests (QoS on)</h2>\n<p><small>Sampled from the engine at the end of"
+                    + " each second.</small></p>\n");
             List<Series> bud = new ArrayList<>();
             for (int t = 0; t < Recorder.TYPES.size(); t++) {
                 int tt = t;
                 String color = t == 0 ? PREMIUM : BASIC;
-                bud.add(new Series(Recorder.TYPES.get(t) + " budget", color, values(n, on, s -> {
-                    Recorder.ServerSample x = on.recorder().sample(s);
-                    return x == null || x.budget() == null || x.budget()[tt] < 0 ? Double.NaN : x.budget()[tt];
-                }), true));
                 bud.add(new Series(Recorder.TYPES.get(t) + " executing", color, values(n, on, s -> {
-                    Recorder.ServerSample x = on.recorder().sample(s);
-                    return x == null || x.executing() == null ? Double.NaN : x.executing()[tt];
+                    ClassStats c = stats(on, s, tt);
+                    return c == null ? Double.NaN : c.executing();
                 }), false));
                 bud.add(new Series(Recorder.TYPES.get(t) + " queued", t == 0 ? "#7a3cc8" : REFUSED, values(n, on,
                         s -> {
-                            Recorder.ServerSample x = on.recorder().sample(s);
-                            return x == null || x.queued() == null ? Double.NaN : x.queued()[tt];
+                            ClassStats c = stats(on, s, tt);
+                            return c == null ? Double.NaN : c.queued();
                         }), false));
             }
             b.append(chart("requests", n, bud, List.of(), false, profile));
@@ -193,6 +221,217 @@ final class Report {
                 + " also in summary.json next to this file. docs/sample.md explains how to read them.</small></p>\n");
         b.append("</body></html>\n");
         return b.toString();
+    }
+
+    /** The engine's stats of user type {@code type}'s class at the end of second {@code s}, or null. */
+    private static ClassStats stats(RunResult r, int s, int type) {
+        Recorder.ServerSample x = r.recorder().sample(s);
+        return x == null ? null : x.stats(type);
+    }
+
+    /** The engine's samples of a run, per second (null where there is none), and the first one, for names. */
+    private static Recorder.ServerSample firstEngineSample(RunResult r) {
+        for (int s = 0; s < r.seconds(); s++) {
+            Recorder.ServerSample x = r.recorder().sample(s);
+            if (x != null && x.engine() != null) {
+                return x;
+            }
+        }
+        return null;
+    }
+
+    /** One sentence on what set the budgets in the QoS-on run, from what was sampled. */
+    static String controlSummary(RunResult on) {
+        if (on == null) {
+            return "";
+        }
+        Set<String> modes = new LinkedHashSet<>();
+        int controller = 0;
+        int firstController = -1;
+        Set<String> sources = new LinkedHashSet<>();
+        for (int s = 0; s < on.seconds(); s++) {
+            Recorder.ServerSample x = on.recorder().sample(s);
+            if (x == null || x.engine() == null) {
+                continue;
+            }
+            Settings settings = x.engine().settings();
+            modes.add(settings.control().mode().key());
+            sources.add(Demo.source(settings.source()));
+            if (settings.source() == Settings.Source.CONTROLLER) {
+                controller++;
+                firstController = firstController < 0 ? s : firstController;
+            }
+        }
+        if (modes.isEmpty()) {
+            return "";
+        }
+        String m = "The control loop's mode was " + String.join(", then ", modes) + "; the settings were set by "
+                + String.join(", then ", sources) + ".";
+        if (controller == 0) {
+            return m + " The controller never changed them: the budgets stayed where the policy"
+                    + (sources.contains("operator") ? " or an operator" : "") + " put them.";
+        }
+        return m + " The controller set them from " + (firstController + 1) + " s on (" + controller
+                + " of the sampled seconds).";
+    }
+
+    /**
+     * Per-phase figures of the phases where the back end was slower (or faster): the capacity at that speed,
+     * what completed against it, the premium share that completed, and (QoS on) each class's queue delay and
+     * budgets over the phase. Nothing when no phase changed the back end.
+     */
+    private static void backendPhases(StringBuilder b, Profile profile, double capacity, RunResult on,
+                                      RunResult off) {
+        if (profile.phases().stream().noneMatch(Profile.Phase::backendChanged)) {
+            return;
+        }
+        b.append("<h2>Phases with the back end slowed down</h2>\n<p><small>The capacity at the phase's back-end speed"
+                + " is the nominal one scaled by a session's worker time at normal speed over its worker time at that"
+                + " speed (only the back-end waits are multiplied). Queue delay: the time granted requests waited"
+                + " for a permit in the engine, over the phase, from the engine's wait histogram.</small></p>\n");
+        b.append("<table><tr><th>phase</th><th>load</th><th>back end</th><th>capacity at that speed, sessions/s</th>"
+                + "<th>QoS</th><th>all sessions/s</th><th>% of capacity at that speed</th>"
+                + "<th>% of nominal capacity</th>"
+                + "<th>premium completed</th><th>basic completed</th></tr>\n");
+        StringBuilder perClass = new StringBuilder();
+        for (int i = 0; i < profile.phases().size(); i++) {
+            Profile.Phase p = profile.phases().get(i);
+            if (!p.backendChanged()) {
+                continue;
+            }
+            for (RunResult r : new RunResult[] {on, off}) {
+                if (r == null) {
+                    continue;
+                }
+                RunResult.PhaseStats ps = r.phases().get(i);
+                b.append("<tr><td>").append(esc(p.name())).append("</td>")
+                        .append(String.format(Locale.ROOT, "<td>%.1fx</td><td>x%s</td>", p.multiple(),
+                                Profile.number(p.backendFactor())))
+                        .append(td(ps.capacity(), 1)).append("<td>").append(r.qos() ? "on" : "off").append("</td>")
+                        .append(td(ps.total().completedPerSecond(), 1))
+                        .append(td(100 * ps.total().completedPerSecond() / ps.capacity(), 0))
+                        .append(td(100 * ps.total().completedPerSecond() / capacity, 0))
+                        .append("<td>").append(pct(ps.types().get(0).completedPercent())).append("</td>")
+                        .append("<td>").append(pct(ps.types().get(1).completedPercent())).append("</td></tr>\n");
+                for (int t = 0; t < Recorder.TYPES.size(); t++) {
+                    String name = Recorder.TYPES.get(t);
+                    RunResult.EngineStats e = ps.engine().stream().filter(x -> x.name().equals(name)).findFirst()
+                            .orElse(null);
+                    perClass.append("<tr><td>").append(esc(p.name())).append("</td><td>").append(r.qos() ? "on" : "off")
+                            .append("</td><td>").append(esc(name)).append("</td>")
+                            .append("<td>").append(ms(ps.types().get(t).p95DelayMillis())).append("</td>")
+                            .append(e == null ? "<td>-</td><td>-</td><td>-</td><td>-</td><td class=\"l\">-</td>"
+                                    : "<td>" + ms(e.meanQueueDelayMillis()) + " / " + ms(e.p95QueueDelayMillis())
+                                    + "</td>" + td(e.delayTargetMillis()) + "<td>"
+                                    + range(e.budgetMin(), e.budgetMax()) + "</td><td class=\"l\">"
+                                    + esc(ps.settingsSources()) + "</td><td class=\"l\">" + esc(ps.controlModes())
+                                    + "</td>")
+                            .append("</tr>\n");
+                }
+            }
+        }
+        b.append("</table>\n<table><tr><th>phase</th><th>QoS</th><th>class</th><th>p95 delay ms (client)</th>"
+                + "<th>queue delay mean / p95 ms (engine)</th><th>target ms</th><th>budget</th><th>settings set by</th>"
+                + "<th>control mode</th></tr>\n").append(perClass).append("</table>\n");
+    }
+
+    /** "16", or "8..16" when the value moved. */
+    private static String range(int min, int max) {
+        return min == max ? Integer.toString(min) : min + ".." + max;
+    }
+
+    /**
+     * The control loop at work (QoS on): per class its queue delay per second (mean and p95, from the engine's
+     * wait histogram between two samples) against its delay target, then the budgets and max-executing over
+     * time with who set the settings, the control mode and the back end's speed as strips under the chart.
+     */
+    private static void controlLoop(StringBuilder b, RunResult on, int n, Profile profile) {
+        Recorder.ServerSample first = firstEngineSample(on);
+        if (first == null) {
+            return;
+        }
+        Settings.Control control = first.engine().settings().control();
+        b.append("<h2>The control loop (QoS on): delay against target, budgets over time</h2>\n<p><small>Sampled from"
+                + " the engine in-process once a second. Queue delay: the time the requests granted in that second"
+                + " waited for a permit (refused requests are not in it), the mean and the 95th percentile of the"
+                + " engine's wait histogram (exact to about 19 %); the dashed line is the class's delay target in"
+                + " force."
+                + " The loop's period is ").append(control.period().toMillis()).append(" ms and it measures the ")
+                .append(control.delayQuantile() <= 0 ? "mean" : "p" + Profile.number(control.delayQuantile() * 100))
+                .append(" delay. ").append(esc(controlSummary(on))).append("</small></p>\n");
+        List<ClassStats> classes = first.engine().classes();
+        for (int i = 0; i < classes.size(); i++) {
+            int ci = i;
+            String name = classes.get(i).name();
+            String color = CLASS_COLORS.get(Math.min(i, CLASS_COLORS.size() - 1));
+            List<Series> lines = new ArrayList<>();
+            lines.add(new Series(name + " p95", color, values(n, on, s -> period(on, s, ci, 0.95)), (String) null));
+            lines.add(new Series(name + " mean", color, values(n, on, s -> period(on, s, ci, 0)), "2 2"));
+            lines.add(new Series(name + " target", TARGET, values(n, on, s -> {
+                Recorder.ServerSample x = on.recorder().sample(s);
+                return x == null || x.engine() == null ? Double.NaN
+                        : x.engine().settings().get(ci).delayTarget().toNanos() / 1e6;
+            }), "8 4"));
+            b.append("<h3>").append(esc(name)).append(": queue delay against its target</h3>\n");
+            b.append(chart("queue delay (ms)", n, lines, List.of(), false, profile));
+        }
+        List<Series> budgets = new ArrayList<>();
+        boolean asked = false;
+        for (int i = 0; i < classes.size(); i++) {
+            int ci = i;
+            String color = CLASS_COLORS.get(Math.min(i, CLASS_COLORS.size() - 1));
+            // equal budgets lie on top of each other: the higher class's line is drawn wider and paler below
+            budgets.add(new Series(classes.get(i).name() + " budget", color, values(n, on, s -> {
+                Recorder.ServerSample x = on.recorder().sample(s);
+                return x == null || x.engine() == null ? Double.NaN : x.engine().settings().get(ci).budget();
+            }), null, 2 + 3.5 * (classes.size() - 1 - i)));
+            double[] output = values(n, on, s -> {
+                Recorder.ServerSample x = on.recorder().sample(s);
+                return x == null || x.control() == null || x.control().mode() == Settings.Mode.OFF ? Double.NaN
+                        : x.control().classes().get(ci).output();
+            });
+            if (Arrays.stream(output).anyMatch(v -> !Double.isNaN(v))) {
+                asked = true;
+                budgets.add(new Series(classes.get(i).name() + " asked", color, output, "2 3"));
+            }
+        }
+        budgets.add(new Series("max-executing", "#666", values(n, on, s -> {
+            Recorder.ServerSample x = on.recorder().sample(s);
+            return x == null || x.engine() == null ? Double.NaN : x.engine().settings().maxExecuting();
+        }), "6 4"));
+        String[] source = new String[n];
+        String[] mode = new String[n];
+        Set<Integer> levels = new LinkedHashSet<>();
+        for (int s = 0; s < Math.min(n, on.seconds()); s++) {
+            Recorder.ServerSample x = on.recorder().sample(s);
+            if (x != null && x.engine() != null) {
+                Settings settings = x.engine().settings();
+                source[s] = Demo.source(settings.source());
+                mode[s] = settings.control().mode().key();
+                levels.add(settings.maxExecuting());
+                for (int i = 0; i < settings.classes().size(); i++) {
+                    levels.add(settings.get(i).budget());
+                }
+            }
+        }
+        b.append("<h3>Budgets and max-executing</h3>\n<p><small>The budgets in force at the end of each second")
+                .append(asked ? "; dotted, the budget the controller asked for before clamping" : "")
+                .append(". Strips: who set the settings last, and the control mode.")
+                .append(levels.size() == 1 ? " Every budget and max-executing stayed at " + levels.iterator().next()
+                        + " throughout: the lines lie on top of each other." : "")
+                .append("</small></p>\n");
+        b.append(chart("permits", n, budgets, List.of(), false, profile, Double.NaN, List.of(
+                new Band("settings set by", source), new Band("control mode", mode))));
+    }
+
+    /** A class's queue delay in the second ending at {@code s}, in ms: the mean (q = 0) or quantile q. */
+    private static double period(RunResult r, int s, int classIndex, double q) {
+        Recorder.ServerSample x = r.recorder().sample(s);
+        if (x == null || x.period() == null || classIndex >= x.period().size()) {
+            return Double.NaN;
+        }
+        ClassSample c = x.period().get(classIndex);
+        return c.active() ? c.delay(q) * 1000 : Double.NaN;
     }
 
     private static double p95(RunResult r, int type, int second) {
@@ -258,30 +497,53 @@ final class Report {
                         .append(t < Recorder.TYPES.size() ? td(target) : "<td></td>")
                         .append(td(s.degraded())).append("</tr>\n");
             }
+            StringBuilder more = new StringBuilder();
+            if (p.phase().backendChanged()) {
+                more.append(String.format(Locale.ROOT, "; the back end x%s: capacity at that speed %.1f sessions/s",
+                        Profile.number(p.phase().backendFactor()), p.capacity()));
+            }
+            for (RunResult.EngineStats e : p.engine()) {
+                more.append(String.format(Locale.ROOT, "%s%s queue delay %s / %s ms mean / p95 (target %d), budget %s",
+                        more.indexOf("queue delay") < 0 ? "<br>engine: " : "; ", esc(e.name()),
+                        ms(e.meanQueueDelayMillis()), ms(e.p95QueueDelayMillis()), e.delayTargetMillis(),
+                        range(e.budgetMin(), e.budgetMax())));
+            }
+            if (!p.engine().isEmpty()) {
+                more.append("; settings set by ").append(esc(p.settingsSources())).append(", control mode ")
+                        .append(esc(p.controlModes()));
+            }
             b.append(String.format(Locale.ROOT, "<tr><td colspan=\"16\"><small>%s: the application served %.0f"
-                            + " requests/s, of which %.0f/s belonged to sessions that completed (useful work)</small>"
+                            + " requests/s, of which %.0f/s belonged to sessions that completed (useful work)%s</small>"
                             + "</td></tr>\n", esc(p.phase().name()), p.pagesServedPerSecond(),
-                    p.usefulRequestsPerSecond()));
+                    p.usefulRequestsPerSecond(), more));
         }
         b.append("</table>\n");
     }
 
     private static String chart(String yLabel, int n, List<Series> series, List<Guide> guides, boolean logY,
                                 Profile profile) {
-        return chart(yLabel, n, series, guides, logY, profile, Double.NaN);
+        return chart(yLabel, n, series, guides, logY, profile, Double.NaN, List.of());
     }
 
-    /** A line chart over seconds, as inline SVG; phases are shaded, the flash crowd in red. */
     private static String chart(String yLabel, int n, List<Series> series, List<Guide> guides, boolean logY,
                                 Profile profile, double fixedMax) {
+        return chart(yLabel, n, series, guides, logY, profile, fixedMax, List.of());
+    }
+
+    /**
+     * A line chart over seconds, as inline SVG; phases are shaded (an overload in red, a changed back end in
+     * amber), with optional strips under the time axis.
+     */
+    private static String chart(String yLabel, int n, List<Series> series, List<Guide> guides, boolean logY,
+                                Profile profile, double fixedMax, List<Band> bands) {
         int w = 960;
-        int h = 300;
+        int h = 300 + BAND_HEIGHT * bands.size() + (bands.isEmpty() ? 0 : 6);
         int left = 56;
         int right = 170;
         int top = 22;
         int bottom = 36;
         int pw = w - left - right;
-        int ph = h - top - bottom;
+        int ph = 300 - top - bottom;
         double max = 0;
         double min = Double.MAX_VALUE;
         for (Series s : series) {
@@ -315,10 +577,10 @@ final class Report {
         for (Profile.Phase p : profile.phases()) {
             double x0 = left + start * xs;
             double x1 = left + Math.min(n, start + p.seconds()) * xs;
-            String fill = p.multiple() > 1 ? "#fde8e6" : "#f4f6f8";
+            String fill = p.backendChanged() ? "#fff1c9" : p.multiple() > 1 ? "#fde8e6" : "#f4f6f8";
             b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>"
-                    + "<text x=\"%.1f\" y=\"%d\" fill=\"#555\">%s %.1fx</text>%n", x0, top, Math.max(0, x1 - x0), ph,
-                    fill, x0 + 4, top + 12, esc(p.name()), p.multiple()));
+                    + "<text x=\"%.1f\" y=\"%d\" fill=\"#555\">%s %s</text>%n", x0, top, Math.max(0, x1 - x0), ph,
+                    fill, x0 + 4, top + 12, esc(p.name()), esc(p.describe())));
             start += p.seconds();
         }
         // y grid
@@ -370,13 +632,55 @@ final class Report {
                 pen = true;
             }
             if (path.length() > 0) {
-                b.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\"%s/>%n",
-                        path.toString().trim(), s.color(), s.dashed() ? " stroke-dasharray=\"6 4\"" : ""));
+                b.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\""
+                        + " stroke-opacity=\"%s\"%s/>%n", path.toString().trim(), s.color(), s.width(),
+                        s.width() > 2.5 ? "0.45" : "1",
+                        s.dash() != null ? " stroke-dasharray=\"" + s.dash() + "\"" : ""));
             }
-            legend(b, w - right + 10, top + 8 + 16 * legend++, s.color(), s.dashed() ? "6 4" : null, s.name());
+            legend(b, w - right + 10, top + 8 + 16 * legend++, s.color(), s.dash(), s.name());
+        }
+        for (int k = 0; k < bands.size(); k++) {
+            band(b, bands.get(k), left, top + ph + 24 + k * BAND_HEIGHT, xs, w - right + 10);
         }
         b.append("</svg>\n");
         return b.toString();
+    }
+
+    /** One strip: a segment per run of equal values, coloured by value, labelled where it is wide enough. */
+    private static void band(StringBuilder b, Band band, int left, int y, double xs, int labelX) {
+        String[] v = band.values();
+        int i = 0;
+        while (i < v.length) {
+            int j = i + 1;
+            while (j < v.length && Objects.equals(v[j], v[i])) {
+                j++;
+            }
+            if (v[i] != null) {
+                double x0 = left + i * xs;
+                double width = (j - i) * xs;
+                b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\""
+                        + " fill=\"%s\" stroke=\"#fff\"/>%n", x0, y, width, BAND_HEIGHT - 4, bandColor(v[i])));
+                if (width >= 7 * v[i].length() + 6) {
+                    b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#222\">%s</text>%n", x0 + 4,
+                            y + BAND_HEIGHT - 8, esc(v[i])));
+                }
+            }
+            i = j;
+        }
+        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", labelX, y + BAND_HEIGHT - 8,
+                esc(band.name())));
+    }
+
+    private static String bandColor(String value) {
+        return switch (value) {
+            case "policy" -> "#dfe3e8";
+            case "operator" -> "#e4d2f4";
+            case "controller" -> "#bfe5c6";
+            case "off" -> "#eeeeee";
+            case "absolute" -> "#c6dbef";
+            case "relative" -> "#fdd9b5";
+            default -> "#e8eef5";
+        };
     }
 
     private static void legend(StringBuilder b, int x, int y, String color, String dash, String name) {

@@ -1,10 +1,16 @@
 package dev.servletqos.sample.demo;
 
+import dev.servletqos.EngineSnapshot;
+import dev.servletqos.control.ClassSample;
+import dev.servletqos.control.Sample;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import dev.servletqos.sample.demo.Recorder.Outcome;
 import dev.servletqos.sample.demo.Recorder.SessionResult;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
 
 /**
  * One run of the demo (QoS on or off) and what it adds up to per phase. Throughput (completed sessions per
@@ -42,9 +48,23 @@ record RunResult(boolean qos, String server, Profile profile, double capacity, R
         }
     }
 
-    /** One phase: per type (premium, basic), their sum, and the server's work. */
+    /**
+     * What the engine measured for one class over one phase (QoS on): its queue delay, from the engine's wait
+     * histogram of the requests granted in the phase (the time they waited for a permit; refused requests are
+     * not in it), against the delay target in force at the phase's end, and the budgets it had.
+     */
+    record EngineStats(String name, double meanQueueDelayMillis, double p95QueueDelayMillis, long delayTargetMillis,
+                       int budgetMin, int budgetMax) {
+    }
+
+    /**
+     * One phase: per type (premium, basic), their sum, the server's work, the capacity at the phase's back-end
+     * speed, and (QoS on) per engine class what the engine measured, who set the settings and the control modes
+     * seen during the phase (comma-separated; empty with QoS off).
+     */
     record PhaseStats(Profile.Phase phase, double start, double end, List<TypeStats> types, TypeStats total,
-                      double pagesServedPerSecond, double usefulRequestsPerSecond) {
+                      double pagesServedPerSecond, double usefulRequestsPerSecond, double capacity,
+                      List<EngineStats> engine, String settingsSources, String controlModes) {
     }
 
     List<PhaseStats> phases() {
@@ -63,7 +83,10 @@ record RunResult(boolean qos, String server, Profile profile, double capacity, R
             TypeStats total = stats(all, -1, start, end, fromSecond, toSecond, p.seconds());
             double window = Math.max(1, Math.min(seconds, toSecond) - fromSecond);
             out.add(new PhaseStats(p, start, end, types, total, pagesPerSecond(fromSecond, toSecond),
-                    total.completedRequestsInWindow() / window));
+                    total.completedRequestsInWindow() / window, Demo.capacityAt(capacity, p.backendFactor()),
+                    engine(fromSecond, toSecond), distinct(fromSecond, toSecond, x -> Demo.source(
+                            x.engine().settings().source())), distinct(fromSecond, toSecond,
+                            x -> x.engine().settings().control().mode().key())));
         }
         return out;
     }
@@ -84,6 +107,55 @@ record RunResult(boolean qos, String server, Profile profile, double capacity, R
         }
         return (after.sample().pagesServed() - before.sample().pagesServed())
                 / (double) (after.second() - before.second());
+    }
+
+    /**
+     * Per engine class, what the engine measured in seconds [from, to): the period between the samples at the
+     * ends of seconds {@code from - 1} and {@code to - 1} (nearest earlier ones when a tick was missed), and the
+     * budgets sampled in between. Empty with QoS off.
+     */
+    List<EngineStats> engine(int from, int to) {
+        Recorder.SampleAt before = recorder.sampleAtOrBefore(from - 1);
+        Recorder.SampleAt after = recorder.sampleAtOrBefore(Math.min(seconds, to) - 1);
+        if (before == null || after == null || before.sample().engine() == null || after.sample().engine() == null
+                || after.second() <= before.second()) {
+            return List.of();
+        }
+        EngineSnapshot end = after.sample().engine();
+        Sample period = Sample.between(before.sample().engine(), end, Double.NaN);
+        List<EngineStats> out = new ArrayList<>();
+        for (int i = 0; i < period.size(); i++) {
+            ClassSample c = period.get(i);
+            int min = Integer.MAX_VALUE;
+            int max = Integer.MIN_VALUE;
+            for (int s = Math.max(0, from); s < Math.min(seconds, to); s++) {
+                Recorder.ServerSample x = recorder.sample(s);
+                if (x != null && x.engine() != null) {
+                    min = Math.min(min, x.engine().classes().get(i).budget());
+                    max = Math.max(max, x.engine().classes().get(i).budget());
+                }
+            }
+            if (min > max) {
+                min = c.budget();
+                max = c.budget();
+            }
+            out.add(new EngineStats(c.name(), c.active() ? c.meanWait() * 1000 : Double.NaN,
+                    c.active() ? c.delay(0.95) * 1000 : Double.NaN,
+                    end.settings().get(i).delayTarget().toMillis(), min, max));
+        }
+        return out;
+    }
+
+    /** The distinct values of {@code f} over the engine samples of seconds [from, to), in order of appearance. */
+    private String distinct(int from, int to, Function<Recorder.ServerSample, String> f) {
+        Set<String> seen = new LinkedHashSet<>();
+        for (int s = Math.max(0, from); s < Math.min(seconds, to); s++) {
+            Recorder.ServerSample x = recorder.sample(s);
+            if (x != null && x.engine() != null) {
+                seen.add(f.apply(x));
+            }
+        }
+        return String.join(", ", seen);
     }
 
     private TypeStats stats(List<SessionResult> all, int type, double start, double end, int fromSecond,

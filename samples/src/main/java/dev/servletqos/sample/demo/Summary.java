@@ -1,10 +1,15 @@
 package dev.servletqos.sample.demo;
 
+import dev.servletqos.ClassStats;
+import dev.servletqos.Settings;
+import dev.servletqos.control.ClassSample;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.Json;
 import dev.servletqos.sample.demo.Recorder.Counter;
+import dev.servletqos.workload.UserClass;
+import dev.servletqos.workload.Workload;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -41,14 +46,25 @@ final class Summary {
                     .field("higherQueuedTrigger", c.admission().higherQueuedTrigger()).endObject();
         }
         j.endArray().endObject();
+        Workload w = LoadGenerator.WORKLOAD;
+        UserClass premium = w.userClass("premium");
         j.name("session").beginObject()
-                .field("requests", Costs.sessionRequests(LoadGenerator.ITEMS))
-                .field("workerMillis", settings.config().costs().sessionMillis(LoadGenerator.ITEMS))
+                .field("workload", "dev.servletqos.workload.ShopWorkload.SHOP")
+                .field("steps", Demo.steps())
+                .field("requests", w.requests(false))
+                .field("workerMillis", settings.config().costs().sessionMillis())
+                .field("backendWaitMillis", settings.config().costs().scale() * w.cost(false).waitMillis())
                 .field("costScale", settings.config().costs().scale())
+                .field("thinkTimeMillis", w.thinkTime().toMillis())
                 .field("clientTimeoutSeconds", LoadGenerator.TIMEOUT.toSeconds())
-                .field("premiumShare", LoadGenerator.PREMIUM_SHARE)
-                .field("premiumUsersAreReturning", true)
-                .endObject();
+                .field("premiumShare", premium == null ? 0 : premium.share())
+                .field("premiumUsersAreReturning", premium != null && premium.returning());
+        j.name("classes").beginArray();
+        for (UserClass c : w.classes()) {
+            j.beginObject().field("name", c.name()).field("share", c.share()).field("returning", c.returning())
+                    .endObject();
+        }
+        j.endArray().endObject();
         j.name("capacity").beginObject()
                 .field("sessionsPerSecond", capacity)
                 .field("source", settings.capacity() > 0 ? "--capacity"
@@ -57,7 +73,9 @@ final class Summary {
         j.name("profile").beginArray();
         for (Profile.Phase p : settings.profile().phases()) {
             j.beginObject().field("name", p.name()).field("seconds", p.seconds()).field("multiple", p.multiple())
-                    .field("offeredSessionsPerSecond", p.multiple() * capacity).endObject();
+                    .field("backendFactor", p.backendFactor())
+                    .field("offeredSessionsPerSecond", p.multiple() * capacity)
+                    .field("capacityAtBackend", Demo.capacityAt(capacity, p.backendFactor())).endObject();
         }
         j.endArray();
         j.name("degradation").beginObject()
@@ -82,9 +100,27 @@ final class Summary {
         for (RunResult.PhaseStats p : r.phases()) {
             j.beginObject().field("name", p.phase().name()).field("start", p.start()).field("end", p.end())
                     .field("multiple", p.phase().multiple())
+                    .field("backendFactor", p.phase().backendFactor())
                     .field("offeredSessionsPerSecond", p.phase().multiple() * r.capacity())
+                    .field("capacityAtBackend", p.capacity())
+                    .field("completedOfCapacityPercent", 100 * p.total().completedPerSecond() / r.capacity())
+                    .field("completedOfCapacityAtBackendPercent", 100 * p.total().completedPerSecond() / p.capacity())
                     .field("pagesServedPerSecond", p.pagesServedPerSecond())
                     .field("usefulRequestsPerSecond", p.usefulRequestsPerSecond());
+            if (!p.engine().isEmpty()) {
+                j.field("settingsSources", p.settingsSources()).field("controlModes", p.controlModes());
+                j.name("engine").beginObject();
+                for (RunResult.EngineStats e : p.engine()) {
+                    j.name(e.name()).beginObject()
+                            .field("meanQueueDelayMillis", e.meanQueueDelayMillis())
+                            .field("p95QueueDelayMillis", e.p95QueueDelayMillis())
+                            .field("delayTargetMillis", e.delayTargetMillis())
+                            .field("budgetMin", e.budgetMin())
+                            .field("budgetMax", e.budgetMax())
+                            .endObject();
+                }
+                j.endObject();
+            }
             j.name("classes").beginObject();
             for (int t = 0; t < Recorder.TYPES.size(); t++) {
                 j.name(Recorder.TYPES.get(t));
@@ -99,7 +135,17 @@ final class Summary {
         j.name("timeline").beginArray();
         Recorder rec = r.recorder();
         for (int s = 0; s < r.seconds(); s++) {
+            Recorder.ServerSample sample = rec.sample(s);
             j.beginObject().field("second", s);
+            if (sample != null) {
+                j.field("backendFactor", sample.backendFactor());
+                if (sample.engine() != null) {
+                    Settings settings = sample.engine().settings();
+                    j.field("maxExecuting", settings.maxExecuting())
+                            .field("controlMode", settings.control().mode().key())
+                            .field("settingsSource", Demo.source(settings.source()));
+                }
+            }
             for (int t = 0; t < Recorder.TYPES.size(); t++) {
                 j.name(Recorder.TYPES.get(t)).beginObject()
                         .field("offered", rec.get(Counter.OFFERED, t, s))
@@ -112,10 +158,16 @@ final class Summary {
                         .field("requestsTimedOut", rec.get(Counter.REQ_TIMEOUT, t, s))
                         .field("degraded", rec.get(Counter.REQ_DEGRADED, t, s))
                         .field("p95DelayMillis", Recorder.percentile(rec.delays(t, s), 95));
-                Recorder.ServerSample sample = rec.sample(s);
-                if (sample != null && sample.budget() != null && sample.budget()[t] >= 0) {
-                    j.field("budget", sample.budget()[t]).field("queued", sample.queued()[t])
-                            .field("executing", sample.executing()[t]);
+                int i = sample == null ? -1 : sample.classIndex(t);
+                if (i >= 0) {
+                    ClassStats c = sample.engine().classes().get(i);
+                    j.field("budget", c.budget()).field("queued", c.queued()).field("executing", c.executing())
+                            .field("delayTargetMillis", sample.engine().settings().get(i).delayTarget().toMillis());
+                    ClassSample q = sample.period() == null ? null : sample.period().get(c.name());
+                    if (q != null && q.active()) {
+                        j.field("queueDelayMeanMillis", q.meanWait() * 1000)
+                                .field("queueDelayP95Millis", q.delay(0.95) * 1000);
+                    }
                 }
                 j.endObject();
             }
@@ -157,7 +209,8 @@ final class Summary {
                 .field("capacity", capacity);
         j.name("phases").beginArray();
         for (int i = 0; i < profile.phases().size(); i++) {
-            j.beginObject().field("name", profile.phases().get(i).name());
+            j.beginObject().field("name", profile.phases().get(i).name())
+                    .field("backendFactor", profile.phases().get(i).backendFactor());
             for (int t = 0; t <= Recorder.TYPES.size(); t++) {
                 String key = t < Recorder.TYPES.size() ? Recorder.TYPES.get(t) : "total";
                 j.name(key).beginObject();

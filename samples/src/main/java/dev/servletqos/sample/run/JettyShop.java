@@ -2,6 +2,7 @@ package dev.servletqos.sample.run;
 
 import dev.servletqos.QosEngine;
 import dev.servletqos.jetty.QosHandler;
+import dev.servletqos.sample.Backend;
 import dev.servletqos.sample.Shop;
 import java.io.IOException;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
@@ -80,6 +81,11 @@ public final class JettyShop implements ShopServer {
     @Override
     public QosEngine engine() {
         return qos == null ? null : qos.getEngine();
+    }
+
+    @Override
+    public Backend backend() {
+        return Shop.backend(context.getServletContext());
     }
 
     @Override

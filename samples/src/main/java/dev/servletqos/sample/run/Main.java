@@ -78,6 +78,7 @@ public final class Main {
         System.out.println("servlet-qos sample shop: " + server.describe());
         System.out.println("  " + base + "/login?tier=premium   " + base + "/browse   " + base + "/item?id=7");
         System.out.println("  " + base + "/qos   " + base + "/metrics   (Ctrl-C stops)");
+        System.out.println("  back end twice as slow: curl -X POST '" + base + "/admin/backend?factor=2'");
         stopped.await();
     }
 }

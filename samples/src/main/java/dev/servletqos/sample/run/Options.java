@@ -30,7 +30,8 @@ public record Options(String container, int port, boolean portGiven, boolean qos
               --policy FILE             policy file (default: the bundled qos-sample.properties)
               --scale X                 multiply every page's cost by X (default 1)
               --demo                    run the overload demo: QoS on, then off; writes target/qos-demo/
-              --demo-profile SPEC       phases name:seconds:multiple,... (default %s)
+              --demo-profile SPEC       phases name:seconds:multiple[:xFACTOR],...; xFACTOR slows the back end
+                                        (x2: its waits doubled) (default %s)
               --capacity N              sessions/s the multiples refer to (default: from the policy and costs)
               --out DIR                 the demo's output directory (default target/qos-demo)
               --help                    this text

@@ -1,6 +1,7 @@
 package dev.servletqos.sample.run;
 
 import dev.servletqos.QosEngine;
+import dev.servletqos.sample.Backend;
 
 /** A running shop on an embedded container. */
 public interface ShopServer extends AutoCloseable {
@@ -10,6 +11,9 @@ public interface ShopServer extends AutoCloseable {
 
     /** The QoS engine, or null with QoS off. */
     QosEngine engine();
+
+    /** The shop's back-end speed knob: a factor on its back-end waits, changeable while it serves. */
+    Backend backend();
 
     /** Pages the application has served since start (all statuses). */
     long pagesServed();

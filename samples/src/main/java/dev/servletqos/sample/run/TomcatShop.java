@@ -2,6 +2,7 @@ package dev.servletqos.sample.run;
 
 import dev.servletqos.QosEngine;
 import dev.servletqos.sample.SamplePolicy;
+import dev.servletqos.sample.Backend;
 import dev.servletqos.sample.Shop;
 import dev.servletqos.tomcat.QosValve;
 import java.io.IOException;
@@ -91,6 +92,11 @@ public final class TomcatShop implements ShopServer {
     @Override
     public QosEngine engine() {
         return valve == null ? null : valve.getEngine();
+    }
+
+    @Override
+    public Backend backend() {
+        return Shop.backend(context.getServletContext());
     }
 
     @Override

@@ -26,7 +26,8 @@ class DemoSmokeTest {
     @Test
     void aShortDemoWritesTheReportAndTheSummary() throws Exception {
         ShopConfig config = new ShopConfig(true, 0, SamplePolicy.load(null), null, Costs.scaled(0.2));
-        Profile profile = Profile.parse("normal:2:0.5,crowd:2:2,relief:2:0.5");
+        // the last phase slows the back end down, as the default profile's slow phase does
+        Profile profile = Profile.parse("normal:2:0.5,crowd:2:2,slow:2:0.5:x2");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Demo.Result result;
         try (PrintStream log = new PrintStream(out, true, StandardCharsets.UTF_8)) {
@@ -65,13 +66,22 @@ class DemoSmokeTest {
         assertFalse(html.contains("<script"), "no scripts");
         assertFalse(Pattern.compile("(src|href)=\"(https?:)?//").matcher(html).find(), "nothing fetched from elsewhere");
         assertTrue(html.contains("not yet driven by a controller"));
+        for (String part : new String[] {"Phases with the back end slowed down",
+                "premium: queue delay against its target", "basic: queue delay against its target", "Budgets and max-executing", "settings set by",
+                "control mode", "slow 0.5x, back end x2"}) {
+            assertTrue(html.contains(part), part);
+        }
+        assertTrue(printed.contains("back end x2 (its waits multiplied by 2) from now"), printed);
+        assertTrue(printed.contains("of the capacity with the back end x2"), printed);
 
         String json = Files.readString(summary);
         assertBalanced(json);
         for (String key : new String[] {"\"capacity\"", "\"profile\"", "\"runs\"", "\"headline\"", "\"phases\"",
                 "\"qos\": \"on\"", "\"qos\": \"off\"", "\"name\": \"crowd\"", "\"premium\"", "\"basic\"",
                 "\"completedPerSecond\"", "\"completedPercent\"", "\"p95DelayMillis\"", "\"delayTargetMillis\"",
-                "\"refused\"", "\"degradedResponses\": 0", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": 16"}) {
+                "\"refused\"", "\"degradedResponses\": 0", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": 16",
+                "\"backendFactor\": 2", "\"capacityAtBackend\"", "\"queueDelayP95Millis\"", "\"p95QueueDelayMillis\"",
+                "\"controlMode\": \"off\"", "\"settingsSource\": \"policy\"", "\"workload\""}) {
             assertTrue(json.contains(key), key + " in\n" + json.substring(0, Math.min(json.length(), 3000)));
         }
     }

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.servletqos.workload.ShopWorkload;
 import java.net.URI;
+import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
 
 class LoadGeneratorTest {
@@ -18,6 +20,17 @@ class LoadGeneratorTest {
         assertEquals("http://127.0.0.1:8080/img/a.svg", LoadGenerator.sameOrigin(BASE, "img/a.svg").toString());
         assertEquals("http://127.0.0.1:8080/img/a.svg",
                 LoadGenerator.sameOrigin(BASE, "http://127.0.0.1:8080/img/a.svg").toString());
+    }
+
+    @Test
+    void embeddedImagesAreFoundByTheWorkloadsTagAndAttribute() {
+        Matcher m = LoadGenerator.reference(ShopWorkload.ITEM.embeds())
+                .matcher("<h1>x</h1>\n<img src=\"/img/a.svg\" alt=\"A\">\n<img alt=\"B\" src=\"/img/b.svg\">");
+        assertTrue(m.find());
+        assertEquals("/img/a.svg", m.group(1));
+        assertTrue(m.find());
+        assertEquals("/img/b.svg", m.group(1));
+        assertFalse(m.find());
     }
 
     @Test

@@ -10,7 +10,7 @@ class RunResultTest {
     private static final Profile PROFILE = Profile.parse("normal:3:1,crowd:2:4");
 
     private static Recorder.ServerSample pages(long n) {
-        return new Recorder.ServerSample(n, null, null, null, null, null, null, null, null, null);
+        return Recorder.ServerSample.pages(n);
     }
 
     private static List<RunResult.PhaseStats> phases(Recorder rec) {

@@ -19,7 +19,7 @@ class OptionsTest {
         assertTrue(d.qos());
         assertFalse(d.demo());
         assertEquals(Path.of("target", "qos-demo"), d.out());
-        assertEquals(3, d.profile().phases().size());
+        assertEquals(4, d.profile().phases().size(), "normal, crowd, slow back end, relief");
 
         Options o = Options.parse("--container", "jetty", "--port", "9090", "--qos", "off", "--policy", "p.properties",
                 "--scale", "2", "--demo", "--demo-profile", "a:1:1,b:2:3", "--capacity", "12.5", "--out", "x");
