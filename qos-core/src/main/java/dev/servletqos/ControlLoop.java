@@ -58,7 +58,7 @@ final class ControlLoop {
     /** The control settings a policy starts with. */
     static Settings.Control controlOf(QosPolicy policy) {
         ControlPolicy c = policy.control();
-        return new Settings.Control(Settings.Mode.fromKey(c.mode().key()), c.period(), c.delayQuantile(),
+        return new Settings.Control(c.mode(), c.period(), c.delayQuantile(),
                 new Settings.Gains(c.absolute().gain(), c.absolute().zero()),
                 new Settings.Gains(c.relative().gain(), c.relative().zero()));
     }
@@ -214,14 +214,14 @@ final class ControlLoop {
     }
 
     private void record(Sample sample, Settings current, Settings asked, Settings applied) {
-        Settings.Mode mode = current.control().mode();
+        ControlPolicy.Mode mode = current.control().mode();
         double q = current.control().delayQuantile();
         for (int i = 0; i < readings.length; i++) {
             double target = current.get(i).delayTarget().toNanos() / 1e9;
             double delay = sample.get(i).active() ? sample.get(i).delay(q) : Double.NaN;
             double reference = target;
             double measured = delay;
-            if (mode == Settings.Mode.RELATIVE) {
+            if (mode == ControlPolicy.Mode.RELATIVE) {
                 if (i == 0) {
                     reference = Double.NaN;
                     measured = Double.NaN;

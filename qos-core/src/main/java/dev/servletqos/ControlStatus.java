@@ -1,6 +1,7 @@
 package dev.servletqos;
 
 import dev.servletqos.control.Sample;
+import dev.servletqos.policy.ControlPolicy;
 import java.util.List;
 
 /**
@@ -16,7 +17,7 @@ import java.util.List;
  * @param lastSample  the last period's sample, or null before the first period
  * @param classes     per class, highest priority first: the loop's last reading
  */
-public record ControlStatus(Settings.Mode mode, boolean running, boolean overridden, long periods, long failures,
+public record ControlStatus(ControlPolicy.Mode mode, boolean running, boolean overridden, long periods, long failures,
                             String lastFailure, Sample lastSample, List<Reading> classes) {
 
     public ControlStatus {

@@ -1,5 +1,6 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -30,37 +31,6 @@ public record Settings(int maxExecuting, List<ClassSettings> classes, Control co
         OPERATOR,
         /** Changed by the feedback controller. */
         CONTROLLER
-    }
-
-    /** What the control loop does each period. */
-    public enum Mode {
-        /** No feedback: budgets stay as set (static). */
-        OFF("off"),
-        /** Absolute delay control: each class's delay is held at its target (paper 001, section III-A). */
-        ABSOLUTE("absolute"),
-        /** Relative delay control: the ratios of adjacent classes' delays are held at the targets' ratios. */
-        RELATIVE("relative");
-
-        private final String key;
-
-        Mode(String key) {
-            this.key = key;
-        }
-
-        /** The name used in the policy file and JMX. */
-        public String key() {
-            return key;
-        }
-
-        /** The mode for a policy-file name, or null. */
-        public static Mode fromKey(String key) {
-            for (Mode m : values()) {
-                if (m.key.equals(key)) {
-                    return m;
-                }
-            }
-            return null;
-        }
     }
 
     /**
@@ -102,14 +72,14 @@ public record Settings(int maxExecuting, List<ClassSettings> classes, Control co
     /**
      * The controller's settings.
      *
-     * @param mode           off, absolute or relative
+     * @param mode           off, absolute or relative (the policy's {@code control.mode})
      * @param period         the sampling period T
      * @param delayQuantile  which delay the laws measure: 0 = the mean queue delay, else a quantile in
      *                       (0, 1), e.g. 0.95
      * @param absolute       gains (g, r) of the absolute delay PI
      * @param relative       gains (g, r) of the relative delay PI
      */
-    public record Control(Mode mode, Duration period, double delayQuantile, Gains absolute, Gains relative) {
+    public record Control(ControlPolicy.Mode mode, Duration period, double delayQuantile, Gains absolute, Gains relative) {
 
         public Control {
             Objects.requireNonNull(mode, "mode");
@@ -118,7 +88,7 @@ public record Settings(int maxExecuting, List<ClassSettings> classes, Control co
             Objects.requireNonNull(relative, "relative");
         }
 
-        public Control withMode(Mode m) {
+        public Control withMode(ControlPolicy.Mode m) {
             return new Control(m, period, delayQuantile, absolute, relative);
         }
 

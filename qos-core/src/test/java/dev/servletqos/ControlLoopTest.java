@@ -1,6 +1,5 @@
 package dev.servletqos;
 
-import dev.servletqos.policy.ClassPolicy;
 import static dev.servletqos.Engines.policy;
 import static dev.servletqos.Engines.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.policy.QosPolicy.Scheduling;
 import dev.servletqos.Ticket.State;
 import dev.servletqos.control.ControlLaw;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ControlPolicy;
+import dev.servletqos.policy.QosPolicy.Scheduling;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,7 +119,7 @@ class ControlLoopTest {
         periodic.tick(clock, PERIOD);
         t.complete();
         ControlStatus st = engine.controlStatus();
-        assertEquals(Settings.Mode.OFF, st.mode());
+        assertEquals(ControlPolicy.Mode.OFF, st.mode());
         assertEquals(Settings.Source.POLICY, engine.settings().source(), "off: no change, not even the source");
         assertEquals(1.0, st.lastSample().get("premium").arrivals(), 1e-9);
         assertNull(st.lastFailure());

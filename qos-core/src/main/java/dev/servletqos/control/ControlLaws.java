@@ -1,9 +1,8 @@
 package dev.servletqos.control;
 
-import dev.servletqos.policy.ControlPolicy;
-
-import dev.servletqos.Settings;
 import dev.servletqos.Settings.Gains;
+import dev.servletqos.Settings;
+import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 
 /**

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.servletqos.Settings;
 import dev.servletqos.Settings.ClassSettings;
 import dev.servletqos.Settings.Control;
-import dev.servletqos.Settings.Mode;
+import dev.servletqos.policy.ControlPolicy.Mode;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

@@ -7,6 +7,7 @@ import dev.servletqos.Settings;
 import dev.servletqos.control.ControlLaws;
 import dev.servletqos.control.IdentificationLaw;
 import dev.servletqos.control.IdentificationReport;
+import dev.servletqos.policy.ControlPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -26,14 +27,14 @@ class DelayControlTest {
     private static final Path CHARTS = Path.of("target/sim/control");
 
     /** Turns the engine's controller on with these delay targets, highest class first. */
-    static void control(SimEngine e, Settings.Mode mode, Settings.Gains gains, int... targetSeconds) {
+    static void control(SimEngine e, ControlPolicy.Mode mode, Settings.Gains gains, int... targetSeconds) {
         Settings s = e.engine().settings();
         for (int i = 0; i < targetSeconds.length; i++) {
             s = s.withClass(i, s.get(i).withDelayTarget(Duration.ofSeconds(targetSeconds[i])));
         }
         Settings.Control c = s.control().withMode(mode).withPeriod(Duration.ofSeconds(T));
         if (gains != null) {
-            c = mode == Settings.Mode.RELATIVE ? c.withRelative(gains) : c.withAbsolute(gains);
+            c = mode == ControlPolicy.Mode.RELATIVE ? c.withRelative(gains) : c.withAbsolute(gains);
         }
         e.engine().apply(s.withControl(c), Settings.Source.OPERATOR);
     }
@@ -87,7 +88,7 @@ class DelayControlTest {
 
     static SimResult relativeThreeClasses(Settings.Gains gains) {
         return Simulation.of(Paper001.policy(43, 43, 42).build(), Paper001.threeClassesRelative()).seed(1)
-                .onStart((e, p) -> control(e, Settings.Mode.RELATIVE, gains, 5, 10, 20)).run();
+                .onStart((e, p) -> control(e, ControlPolicy.Mode.RELATIVE, gains, 5, 10, 20)).run();
     }
 
     /** Settled by period 10: the ratio's mean over periods 10..end within 5 % of the reference. */
@@ -119,7 +120,7 @@ class DelayControlTest {
         Simulation sim = Simulation.of(Paper001.policy(staticBudget0 > 0 ? staticBudget0 : 64,
                 Paper001.PROCESSES - (staticBudget0 > 0 ? staticBudget0 : 64)).build(), Paper001.workloadD()).seed(1);
         if (staticBudget0 == 0) {
-            sim.onStart((e, p) -> control(e, Settings.Mode.RELATIVE, null, 5, 15));
+            sim.onStart((e, p) -> control(e, ControlPolicy.Mode.RELATIVE, null, 5, 15));
         }
         return sim.run();
     }
@@ -173,7 +174,7 @@ class DelayControlTest {
                 .add(Paper001.users(1, 100))
                 .add(Paper001.users(2, 300).populationAt(Duration.ofSeconds(1200), 600)).build();
         return Simulation.of(Paper001.policy(43, 43, 42).build(), w).seed(1)
-                .onStart((e, p) -> control(e, Settings.Mode.ABSOLUTE, new Settings.Gains(-0.8, 0.3), 10, 30, 55))
+                .onStart((e, p) -> control(e, ControlPolicy.Mode.ABSOLUTE, new Settings.Gains(-0.8, 0.3), 10, 30, 55))
                 .run();
     }
 
@@ -210,7 +211,7 @@ class DelayControlTest {
                 .add(Paper001.users(0, 75)).add(Paper001.users(1, 200)).add(Paper001.users(2, 300)).build();
         return Simulation.of(Paper001.policy(43, 43, 42).build(), w).seed(1)
                 .onStart((e, p) -> {
-                    control(e, Settings.Mode.OFF, null, 10, 15, 55);
+                    control(e, ControlPolicy.Mode.OFF, null, 10, 15, 55);
                     e.engine().overrideControlLaw(ControlLaws.absolute(new Settings.Gains(-0.8, 0.3), antiWindup));
                 }).run();
     }
@@ -287,7 +288,7 @@ class DelayControlTest {
                 .server(Paper001.server()).add(Paper001.users(0, 300)).add(Paper001.users(1, 300)).build();
         Simulation.of(Paper001.policy(64, 64).build(), w).seed(1)
                 .onStart((e, p) -> {
-                    control(e, Settings.Mode.OFF, null, 5, 15);
+                    control(e, ControlPolicy.Mode.OFF, null, 5, 15);
                     e.engine().overrideControlLaw(law);
                 }).run();
         IdentificationReport report = law.result();

@@ -6,6 +6,7 @@ import dev.servletqos.QosEngine;
 import dev.servletqos.Settings;
 import dev.servletqos.TierCookies;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ControlPolicy;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -91,13 +92,13 @@ final class QosServlet extends HttpServlet {
                 .field("controller", false)
                 .field("note", NO_CONTROLLER)
                 .endObject();
-        Settings.Mode mode = settings.control().mode();
+        ControlPolicy.Mode mode = settings.control().mode();
         j.name("controller").beginObject()
-                .field("state", mode == Settings.Mode.OFF ? "none" : "on")
+                .field("state", mode == ControlPolicy.Mode.OFF ? "none" : "on")
                 .field("mode", mode.key())
                 .field("settingsSource", settings.source().name().toLowerCase(Locale.ROOT))
                 .field("periods", engine.controlStatus().periods());
-        if (mode == Settings.Mode.OFF) {
+        if (mode == ControlPolicy.Mode.OFF) {
             j.field("note", "control mode off: budgets and session rates stay as the policy or an operator set them");
         }
         j.endObject();

@@ -3,6 +3,7 @@ package dev.servletqos.sample.demo;
 import dev.servletqos.ClassStats;
 import dev.servletqos.Settings;
 import dev.servletqos.control.ClassSample;
+import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import java.time.Instant;
@@ -11,9 +12,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import java.util.Locale;
 import java.util.function.IntToDoubleFunction;
 
 /**
@@ -387,7 +388,7 @@ final class Report {
             }), null, 2 + 3.5 * (classes.size() - 1 - i)));
             double[] output = values(n, on, s -> {
                 Recorder.ServerSample x = on.recorder().sample(s);
-                return x == null || x.control() == null || x.control().mode() == Settings.Mode.OFF ? Double.NaN
+                return x == null || x.control() == null || x.control().mode() == ControlPolicy.Mode.OFF ? Double.NaN
                         : x.control().classes().get(ci).output();
             });
             if (Arrays.stream(output).anyMatch(v -> !Double.isNaN(v))) {

@@ -5,6 +5,7 @@ import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.SamplePolicy;
 import dev.servletqos.sample.demo.Demo;
+import dev.servletqos.sample.demo.Identify;
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
@@ -50,6 +51,14 @@ public final class Main {
         }
         ShopConfig config = new ShopConfig(o.qos(), o.port(), policy, o.policy(), Costs.scaled(o.scale()));
         try {
+            if (o.identify() > 0) {
+                for (Logger l : QUIET) {
+                    l.setLevel(Level.WARNING);
+                }
+                double capacity = o.capacity() > 0 ? o.capacity() : Demo.nominalCapacity(config);
+                Identify.run(o.container(), config, capacity, o.identify(), o.identifyLoad(), System.out);
+                return;
+            }
             if (o.demo()) {
                 for (Logger l : QUIET) {
                     l.setLevel(Level.WARNING);

@@ -20,7 +20,8 @@ import java.nio.file.Path;
  * @param out         where the demo writes report.html and summary.json (default target/qos-demo)
  */
 public record Options(String container, int port, boolean portGiven, boolean qos, boolean qosGiven, Path policy,
-                      double scale, boolean demo, Profile profile, double capacity, Path out) {
+                      double scale, boolean demo, Profile profile, double capacity, Path out, int identify,
+                      double identifyLoad) {
 
     static final String USAGE = """
             usage: java -jar qos-sample.jar [options]
@@ -34,6 +35,9 @@ public record Options(String container, int port, boolean portGiven, boolean qos
                                         (x2: its waits doubled) (default %s)
               --capacity N              sessions/s the multiples refer to (default: from the policy and costs)
               --out DIR                 the demo's output directory (default target/qos-demo)
+              --identify [PERIODS]      system identification on the live shop under overload: fits the
+                                        delay model and proposes the absolute controller's gains (default 90)
+              --identify-load X         the load during --identify, a multiple of capacity (default 3)
               --help                    this text
             """.formatted(Profile.DEFAULT);
 
@@ -55,6 +59,8 @@ public record Options(String container, int port, boolean portGiven, boolean qos
         Profile profile = Profile.parse(Profile.DEFAULT);
         double capacity = 0;
         Path out = Path.of("target", "qos-demo");
+        int identify = 0;
+        double identifyLoad = 3;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -62,6 +68,13 @@ public record Options(String container, int port, boolean portGiven, boolean qos
                     return null;
                 }
                 case "--demo" -> demo = true;
+                case "--identify" -> {
+                    identify = 90;
+                    if (i + 1 < args.length && args[i + 1].matches("[0-9]+")) {
+                        identify = (int) number(args, ++i, a, 30, 3600);
+                    }
+                }
+                case "--identify-load" -> identifyLoad = number(args, ++i, a, 1, 20);
                 case "--container" -> {
                     container = value(args, ++i, a);
                     if (!container.equals("tomcat") && !container.equals("jetty")) {
@@ -96,7 +109,11 @@ public record Options(String container, int port, boolean portGiven, boolean qos
                 default -> throw new IllegalArgumentException("unknown option " + a + " (--help lists them)");
             }
         }
-        return new Options(container, port, portGiven, qos, qosGiven, policy, scale, demo, profile, capacity, out);
+        if (identify > 0 && demo) {
+            throw new IllegalArgumentException("--identify and --demo: choose one");
+        }
+        return new Options(container, port, portGiven, qos, qosGiven, policy, scale, demo, profile, capacity, out,
+                identify, identifyLoad);
     }
 
     private static String value(String[] args, int i, String option) {
