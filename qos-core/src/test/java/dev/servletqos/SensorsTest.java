@@ -33,29 +33,51 @@ class SensorsTest {
         EngineSnapshot start = engine.snapshot();
         Ticket a = enter("basic");
         Ticket b = enter("basic");
-        Ticket c = enter("basic"); // waits: both permits are taken
-        clock.advance(Duration.ofMillis(300));
-        a.complete(1000); // served 300 ms; c waited 300 ms
+        Ticket c = enter("basic"); // c, d and e wait: both permits are taken
+        Ticket d = enter("basic");
+        Ticket e = enter("basic");
+        clock.advance(Duration.ofMillis(200));
+        a.complete(1000); // served 0.2 s; c waited 0.2 s
         assertEquals(State.RUNNING, c.state());
-        clock.advance(Duration.ofMillis(700));
-        b.complete(3000);
-        c.complete(-1); // size unknown: not counted
+        clock.advance(Duration.ofMillis(200));
+        b.complete(3000); // 0.4 s; d waited 0.4 s
+        clock.advance(Duration.ofMillis(200));
+        c.complete(500); // 0.4 s; e waited 0.6 s
+        clock.advance(Duration.ofMillis(400));
+        d.complete(-1); // size unknown: not counted
+        e.complete(500);
         EngineSnapshot end = engine.snapshot();
         Sample s = Sample.between(start, end, Double.NaN);
         assertEquals(1.0, s.seconds(), 1e-9);
         ClassSample basic = s.get("basic");
-        assertEquals(3.0, basic.arrivals(), 1e-9);
-        assertEquals(3.0, basic.grants(), 1e-9);
-        assertEquals(3.0, basic.completions(), 1e-9);
-        assertEquals(0.1, basic.meanWait(), 1e-9, "(0 + 0 + 0.3) / 3");
-        assertEquals(0.3, basic.waits().quantile(1.0), 0.3 * 0.2, "the longest wait, to a bucket's precision");
-        assertEquals((0.3 + 1.0 + 0.7) / 3, basic.meanService(), 1e-9);
-        assertEquals(4000.0, basic.bytes(), 1e-9);
-        // a: 0-0.3, b: 0-1.0, c: 0.3-1.0 -> 2.0 permit-seconds in 1 s over 2 permits
-        assertEquals(2.0, basic.busy(), 1e-9);
-        assertEquals(1.0, basic.share(), 1e-9);
+        assertEquals(5.0, basic.arrivals(), 1e-9);
+        assertEquals(5.0, basic.grants(), 1e-9);
+        assertEquals(5.0, basic.completions(), 1e-9);
+        assertEquals((0 + 0 + 0.2 + 0.4 + 0.6) / 5, basic.meanWait(), 1e-9);
+        assertEquals(0.6, basic.waits().quantile(1.0), 0.6 * 0.2, "the longest wait, to a bucket's precision");
+        // a, b and c completed while requests waited, so they were timed; d and e (nothing waiting) were not:
+        // the 2nd and 3rd completions of the class, and one in SERVICE_SAMPLING is timed when nothing waits
+        assertEquals((0.2 + 0.4 + 0.4) / 3, basic.meanService(), 1e-9);
+        assertEquals(5000.0, basic.bytes(), 1e-9);
+        assertEquals(5 * (0.2 + 0.4 + 0.4) / 3, basic.busy(), 1e-9, "Little's law: 5 completions/s x mean service");
         assertTrue(Double.isNaN(s.get("premium").meanWait()), "no premium request: no delay to speak of");
         assertTrue(!s.get("premium").active());
+        assertEquals(0, s.get("premium").busy());
+    }
+
+    @Test
+    void withNothingWaitingOneCompletionInEightIsTimed() {
+        EngineSnapshot start = engine.snapshot();
+        for (int i = 0; i < 2 * Scheduler.SERVICE_SAMPLING; i++) {
+            Ticket t = enter("premium");
+            clock.advance(Duration.ofMillis(100));
+            t.complete();
+        }
+        EngineSnapshot end = engine.snapshot();
+        assertEquals(2, end.get("premium").serviceTimed(), "the 1st and the 9th");
+        ClassSample premium = Sample.between(start, end, Double.NaN).get("premium");
+        assertEquals(0.1, premium.meanService(), 1e-9);
+        assertEquals(1.0, premium.busy(), 1e-9, "one permit held all the time");
     }
 
     @Test

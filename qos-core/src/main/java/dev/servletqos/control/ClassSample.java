@@ -13,10 +13,11 @@ package dev.servletqos.control;
  * @param refusals      requests refused, expired or cancelled, per second
  * @param meanWait      mean queue delay of the requests granted in the period; NaN if none was granted
  * @param waits         the queue delays of the granted requests, as a histogram (for quantiles)
- * @param meanService   mean service time (grant to completion) of the requests completed in the period; NaN
- *                      if none completed
+ * @param meanService   mean service time (grant to completion) of the requests completed in the period (all of
+ *                      them while requests wait, one in eight otherwise); NaN if none was timed
  * @param bytes         response bytes of the completed requests, per second
- * @param busy          mean number of permits this class held over the period (permit-seconds / seconds)
+ * @param busy          mean number of permits this class held over the period, by Little's law: completion
+ *                      rate x mean service time (NaN when completions had no timed service time)
  * @param share         {@code busy / maxExecuting}: the class's share of the total concurrency, 0..1
  * @param queued        requests waiting at the end of the period
  * @param executing     requests holding a permit at the end of the period

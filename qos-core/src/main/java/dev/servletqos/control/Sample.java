@@ -53,12 +53,15 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
             long grants = b.grants() - a.grants();
             long completed = b.completed() - a.completed();
             long refused = b.rejected() + b.expired() + b.cancelled() - a.rejected() - a.expired() - a.cancelled();
-            double busy = (b.busyNanos() - a.busyNanos()) / 1e9 / seconds;
+            long timed = b.serviceTimed() - a.serviceTimed();
+            double service = timed > 0 ? (b.serviceNanos() - a.serviceNanos()) / 1e9 / timed : Double.NaN;
+            // Little's law over the completed requests: permits held = completion rate x mean service time
+            double busy = completed == 0 ? 0 : completed / seconds * service;
             classes.add(new ClassSample(b.name(), b.budget(), (b.entered() - a.entered()) / seconds,
                     grants / seconds, completed / seconds, refused / seconds,
                     grants > 0 ? (b.waitNanos() - a.waitNanos()) / 1e9 / grants : Double.NaN,
                     WaitHistogram.difference(b.waitBuckets(), a.waitBuckets()),
-                    completed > 0 ? (b.serviceNanos() - a.serviceNanos()) / 1e9 / completed : Double.NaN,
+                    service,
                     (b.bytes() - a.bytes()) / seconds, busy, busy / later.maxExecuting(), b.queued(),
                     b.executing()));
         }

@@ -81,8 +81,8 @@ public final class MicrometerSampleSource implements SampleSource {
                     count("qos.arrivals", t), outcome("completed", t), outcome("declined", t), outcome("rejected", t),
                     outcome("expired", t), outcome("cancelled", t), 0, 0, 0, 0, 0, (long) wait.count(),
                     Math.round(wait.totalTime(TimeUnit.NANOSECONDS)), buckets,
-                    Math.round(service.totalTime(TimeUnit.NANOSECONDS)), count("qos.response.bytes", t),
-                    Math.round(registry.get("qos.busy").tags(t).functionCounter().count() * 1e9), 0, 1));
+                    Math.round(service.totalTime(TimeUnit.NANOSECONDS)), (long) service.count(),
+                    count("qos.response.bytes", t), 0, 1));
         }
         int max = (int) registry.get("qos.max.executing").tags(tags).gauge().value();
         return new EngineSnapshot(null, max, executing, queued, stats, null, null, nanos);

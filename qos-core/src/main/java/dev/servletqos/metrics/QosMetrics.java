@@ -31,9 +31,9 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
  *       that waited up to that long, not cumulative across buckets; the buckets of {@link WaitHistogram})</li>
- *   <li>{@code qos.service} (timer: completed requests and their time from grant to completion)</li>
+ *   <li>{@code qos.service} (timer: timed completions, all while requests wait and one in eight otherwise,
+ *       and their time from grant to completion)</li>
  *   <li>{@code qos.response.bytes} (counter: response bytes of completed requests, where known)</li>
- *   <li>{@code qos.busy} (counter: permit-seconds held, the integral of executing over time)</li>
  *   <li>{@code qos.control.reference}, {@code qos.control.measured}, {@code qos.control.error},
  *       {@code qos.control.output} (gauges per class: the control loop's last period) and
  *       {@code qos.control.saturated} (counter per class: periods whose output was clamped);
@@ -132,16 +132,14 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                         .register(registry));
             }
             meters.add(FunctionTimer.builder("qos.service", this,
-                            m -> (long) stat(m, name, ClassStats::completed),
+                            m -> (long) stat(m, name, ClassStats::serviceTimed),
                             m -> stat(m, name, ClassStats::serviceNanos), TimeUnit.NANOSECONDS)
-                    .description("Completed requests and their time from permit grant to completion")
+                    .description("Timed completions (all while requests wait, one in eight otherwise) and their"
+                            + " time from permit grant to completion")
                     .tags(tags).register(registry));
             meters.add(FunctionCounter.builder("qos.response.bytes", this, m -> stat(m, name, ClassStats::bytes))
                     .description("Response bytes of completed requests, where the adapter knows them")
                     .baseUnit("bytes").tags(tags).register(registry));
-            meters.add(FunctionCounter.builder("qos.busy", this, m -> stat(m, name, ClassStats::busyNanos) / 1e9)
-                    .description("Permit-seconds held by the class (the integral of executing over time)")
-                    .baseUnit("seconds").tags(tags).register(registry));
             int index = engine.policy().classIndex(name);
             control("qos.control.reference", "What the control loop aims for (delay target, or delay ratio)", tags,
                     index, ControlStatus.Reading::reference);
