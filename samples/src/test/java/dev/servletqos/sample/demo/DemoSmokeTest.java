@@ -81,7 +81,7 @@ class DemoSmokeTest {
                 "\"completedPerSecond\"", "\"completedPercent\"", "\"p95DelayMillis\"", "\"delayTargetMillis\"",
                 "\"refused\"", "\"degradedResponses\": 0", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": 16",
                 "\"backendFactor\": 2", "\"capacityAtBackend\"", "\"queueDelayP95Millis\"", "\"p95QueueDelayMillis\"",
-                "\"controlMode\": \"off\"", "\"settingsSource\": \"policy\"", "\"workload\""}) {
+                "\"controlMode\": \"absolute\"", "\"settingsSource\": \"controller\"", "\"workload\""}) {
             assertTrue(json.contains(key), key + " in\n" + json.substring(0, Math.min(json.length(), 3000)));
         }
     }
