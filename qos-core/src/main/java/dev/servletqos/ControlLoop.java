@@ -146,7 +146,7 @@ final class ControlLoop {
             l = law;
         }
         if (l == null) {
-            record(sample, current, current, current);
+            record(sample, current, null, current, current);
             failing = false;
             return;
         }
@@ -167,23 +167,7 @@ final class ControlLoop {
         }
         // an unchanged output changes nothing, not even who set the settings last
         Settings applied = merged.equals(current) ? current : engine.apply(merged, Settings.Source.CONTROLLER);
-        record(sample, current, next, applied);
-        if (l instanceof ObservableLaw o) {
-            // the law knows its own reference and measurement (e.g. per pair of classes); take them
-            for (LoopReading r : o.readings()) {
-                for (int i = 0; i < readings.length; i++) {
-                    ControlStatus.Reading c = readings[i];
-                    if (c.name().equals(r.name())) {
-                        boolean saturated = c.saturated() || r.saturated();
-                        if (saturated && !c.saturated()) {
-                            saturatedPeriods[i]++;
-                        }
-                        readings[i] = new ControlStatus.Reading(c.name(), r.reference(), r.measured(), r.error(),
-                                c.output(), c.applied(), saturated, saturatedPeriods[i]);
-                    }
-                }
-            }
-        }
+        record(sample, current, l, next, applied);
         failing = false;
     }
 
@@ -213,32 +197,42 @@ final class ControlLoop {
         failing = true;
     }
 
-    private void record(Sample sample, Settings current, Settings asked, Settings applied) {
-        ControlPolicy.Mode mode = current.control().mode();
+    /**
+     * The period's reading per class: the law's own reference and measurement where it reads its loops (a
+     * relative law per pair of classes; NaN for a class it has no loop for), else the class's delay target and
+     * measured delay; the budget asked
+     * for and the one in force; saturated when the engine clamped the output or the law says so.
+     */
+    private void record(Sample sample, Settings current, ControlLaw law, Settings asked, Settings applied) {
+        List<LoopReading> own = law instanceof ObservableLaw o ? o.readings() : List.of();
         double q = current.control().delayQuantile();
         for (int i = 0; i < readings.length; i++) {
-            double target = current.get(i).delayTarget().toNanos() / 1e9;
-            double delay = sample.get(i).active() ? sample.get(i).delay(q) : Double.NaN;
-            double reference = target;
-            double measured = delay;
-            if (mode == ControlPolicy.Mode.RELATIVE) {
-                if (i == 0) {
-                    reference = Double.NaN;
-                    measured = Double.NaN;
-                } else {
-                    reference = target / (current.get(i - 1).delayTarget().toNanos() / 1e9);
-                    double above = sample.get(i - 1).active() ? sample.get(i - 1).delay(q) : Double.NaN;
-                    measured = delay / above;
+            String name = current.get(i).name();
+            LoopReading r = null;
+            for (LoopReading candidate : own) {
+                if (candidate.name().equals(name)) {
+                    r = candidate;
                 }
+            }
+            double reference;
+            double measured;
+            if (r != null || !own.isEmpty()) {
+                // a law that reads its own loops: a class it has no loop for (the top class of a relative law) has
+                // no reference
+                reference = r != null ? r.reference() : Double.NaN;
+                measured = r != null ? r.measured() : Double.NaN;
+            } else {
+                reference = current.get(i).delayTarget().toNanos() / 1e9;
+                measured = sample.get(i).active() ? sample.get(i).delay(q) : Double.NaN;
             }
             int out = asked.get(i).budget();
             int got = applied.get(i).budget();
-            boolean saturated = out != got;
+            boolean saturated = out != got || (r != null && r.saturated());
             if (saturated) {
                 saturatedPeriods[i]++;
             }
-            readings[i] = new ControlStatus.Reading(current.get(i).name(), reference, measured, reference - measured,
-                    out, got, saturated, saturatedPeriods[i]);
+            readings[i] = new ControlStatus.Reading(name, reference, measured, reference - measured, out, got,
+                    saturated, saturatedPeriods[i]);
         }
     }
 

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The request path of servlet-qos, free of any container: adapters turn a request into a {@link RequestView}
@@ -238,14 +239,13 @@ public final class QosEngine {
      */
     public void setBudget(String serviceClass, int budget) {
         int i = index(serviceClass);
-        synchronized (control) {
-            Settings s = settings();
+        update(s -> {
             if (budget < 0 || budget > s.maxExecuting()) {
                 throw new IllegalArgumentException("budget of " + serviceClass + " = " + budget + ": must be 0.."
                         + s.maxExecuting() + " (max-executing)");
             }
-            apply(s.withClass(i, s.get(i).withBudget(budget)), Settings.Source.OPERATOR);
-        }
+            return s.withClass(i, s.get(i).withBudget(budget));
+        });
     }
 
     /**
@@ -254,17 +254,12 @@ public final class QosEngine {
      * @throws IllegalArgumentException if below 1 or below the sum of the reserves
      */
     public void setMaxExecuting(int maxExecuting) {
-        synchronized (control) {
-            int reserves = 0;
-            for (ClassPolicy c : policy.classes()) {
-                reserves += c.capacity().reserve();
-            }
-            if (maxExecuting < 1 || maxExecuting < reserves) {
-                throw new IllegalArgumentException("max-executing = " + maxExecuting + ": must be at least 1 and at "
-                        + "least the sum of the reserves (" + reserves + ")");
-            }
-            apply(settings().withMaxExecuting(maxExecuting), Settings.Source.OPERATOR);
+        int reserves = scheduler.reserves();
+        if (maxExecuting < 1 || maxExecuting < reserves) {
+            throw new IllegalArgumentException("max-executing = " + maxExecuting + ": must be at least 1 and at "
+                    + "least the sum of the reserves (" + reserves + ")");
         }
+        update(s -> s.withMaxExecuting(maxExecuting));
     }
 
     /**
@@ -280,9 +275,13 @@ public final class QosEngine {
             throw new IllegalArgumentException("session rate of " + serviceClass + " = " + perSecond + "/s, burst "
                     + burst + ": the rate must be 0 (no limit) or a positive number, the burst at least 1");
         }
+        update(s -> s.withClass(i, s.get(i).withSessionRate(perSecond, burst)));
+    }
+
+    /** An operator's change of part of the settings: read, changed and applied with no other writer between. */
+    private void update(UnaryOperator<Settings> change) {
         synchronized (control) {
-            Settings s = settings();
-            apply(s.withClass(i, s.get(i).withSessionRate(perSecond, burst)), Settings.Source.OPERATOR);
+            apply(change.apply(settings()), Settings.Source.OPERATOR);
         }
     }
 

@@ -5,7 +5,9 @@ import dev.servletqos.control.WaitHistogram;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.QosPolicy.Scheduling;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -58,8 +60,8 @@ final class Scheduler {
         final int totalQueuedTrigger;
         final int higherQueuedTrigger;
         final TokenBucket sessions;
+        /** Copies of the settings in force that the request path reads. */
         int budget;
-        int minBudget;
         long delayTargetNanos;
 
         Ticket head;
@@ -150,6 +152,11 @@ final class Scheduler {
     /** The settings in force. */
     Settings settings() {
         return settings;
+    }
+
+    /** The sum of the classes' reserves: the least max-executing can be. */
+    int reserves() {
+        return reserves;
     }
 
     /** Requests waiting now, all classes; under the lock (admission steps). */
@@ -393,11 +400,11 @@ final class Scheduler {
             int budget = clamp(c.budget(), floor, max);
             double rate = Double.isFinite(c.sessionRate()) && c.sessionRate() > 0 ? c.sessionRate() : 0;
             int burst = Math.max(1, c.sessionBurst());
-            java.time.Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero()
-                    ? java.time.Duration.ofNanos(1) : c.delayTarget();
+            Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero() ? Duration.ofNanos(1)
+                    : c.delayTarget();
             cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target);
         }
-        return new Settings(max, java.util.Arrays.asList(cs), s.control(), source);
+        return new Settings(max, Arrays.asList(cs), s.control(), source);
     }
 
     private static int clamp(int v, int lo, int hi) {
@@ -411,7 +418,6 @@ final class Scheduler {
             Lane l = lanes[i];
             Settings.ClassSettings c = s.get(i);
             l.budget = c.budget();
-            l.minBudget = c.minBudget();
             l.delayTargetNanos = c.delayTarget().toNanos();
             Settings.ClassSettings was = old == null ? null : old.get(i);
             if (was == null || was.sessionRate() != c.sessionRate() || was.sessionBurst() != c.sessionBurst()) {
@@ -568,7 +574,7 @@ final class Scheduler {
         try {
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
-                stats.add(new ClassStats(l.name, l.budget, l.minBudget, l.reserve, l.weight, l.executing,
+                stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight, l.executing,
                         Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.borrowedGrants, l.grants, l.waitNanos,
