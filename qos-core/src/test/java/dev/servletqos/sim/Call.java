@@ -9,7 +9,6 @@ final class Call {
     final double work;
     /** Simulated nanoseconds since the start. */
     long entered;
-    long granted;
     long started;
     boolean parked;
 

@@ -116,11 +116,6 @@ final class EventLoop implements Periodic {
         return false;
     }
 
-    /** Moves the clock to {@code time} with no event run (the caller checked that none is due before). */
-    void advanceTo(long time) {
-        clock.moveTo(time);
-    }
-
     /** Events run so far. */
     long eventsRun() {
         return events;

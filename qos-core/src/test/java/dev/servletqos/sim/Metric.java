@@ -1,81 +1,65 @@
 package dev.servletqos.sim;
 
 /**
- * What the simulation records per class and per period. Three kinds: counts of events in the period
- * ({@link Kind#COUNT}), means over the requests of the period ({@link Kind#PER_REQUEST}, NaN when there
- * were none), and levels ({@link Kind#LEVEL}: a value at the end of the period, or a time average over it).
+ * What the simulation records per class and per period: counts of events in the period, means over the
+ * requests of the period (NaN when there were none; {@link #weight()} names the count they are taken over),
+ * and levels (a value at the end of the period, or a time average over it).
  */
 public enum Metric {
     /** Requests that entered the engine. */
-    ARRIVALS("arrivals", Kind.COUNT, "requests"),
+    ARRIVALS("arrivals", "requests"),
     /** Permits granted, at once or after waiting in the queue. */
-    GRANTS("grants", Kind.COUNT, "requests"),
+    GRANTS("grants", "requests"),
     /** Requests that finished service. */
-    COMPLETIONS("completions", Kind.COUNT, "requests"),
+    COMPLETIONS("completions", "requests"),
     /** Requests refused at entry (503): refused new sessions and full queues. */
-    REJECTIONS("rejections", Kind.COUNT, "requests"),
+    REJECTIONS("rejections", "requests"),
     /** Requests that waited longer than their class's maximum wait (503). */
-    EXPIRATIONS("expirations", Kind.COUNT, "requests"),
+    EXPIRATIONS("expirations", "requests"),
     /** Mean queue delay (entry to permit; 0 for a request run at once) of the requests granted in the period. */
-    QUEUE_DELAY_MEAN("queue_delay_mean", Kind.PER_REQUEST, "s"),
+    QUEUE_DELAY_MEAN("queue_delay_mean", "s"),
     /** 95th percentile (nearest rank) of the same delays. */
-    QUEUE_DELAY_P95("queue_delay_p95", Kind.PER_REQUEST, "s"),
+    QUEUE_DELAY_P95("queue_delay_p95", "s"),
     /** Mean response time (entry to end of service) of the requests completed in the period. */
-    RESPONSE_TIME_MEAN("response_time_mean", Kind.PER_REQUEST, "s"),
+    RESPONSE_TIME_MEAN("response_time_mean", "s"),
     /** Mean service time (start on a worker to end) of the requests completed in the period. */
-    SERVICE_TIME_MEAN("service_time_mean", Kind.PER_REQUEST, "s"),
+    SERVICE_TIME_MEAN("service_time_mean", "s"),
     /** The class's budget in the engine at the end of the period. */
-    BUDGET("budget", Kind.LEVEL, "permits"),
+    BUDGET("budget", "permits"),
     /** The engine's queue of the class at the end of the period. */
-    QUEUED("queued", Kind.LEVEL, "requests"),
+    QUEUED("queued", "requests"),
     /** Permits the class holds in the engine at the end of the period. */
-    EXECUTING("executing", Kind.LEVEL, "permits"),
+    EXECUTING("executing", "permits"),
     /** Time-average number of the class's requests waiting in the engine's queue. */
-    QUEUED_MEAN("queued_mean", Kind.LEVEL, "requests"),
+    QUEUED_MEAN("queued_mean", "requests"),
     /** Time-average number of permits the class held (in service or waiting for a worker). */
-    BUSY_MEAN("busy_mean", Kind.LEVEL, "permits"),
+    BUSY_MEAN("busy_mean", "permits"),
     /** Time-average number of the class's requests entered and not ended (queued + holding a permit). */
-    IN_SYSTEM_MEAN("in_system_mean", Kind.LEVEL, "requests"),
+    IN_SYSTEM_MEAN("in_system_mean", "requests"),
     /** Sessions started (first attempts and retries). */
-    SESSIONS_STARTED("sessions_started", Kind.COUNT, "sessions"),
+    SESSIONS_STARTED("sessions_started", "sessions"),
     /** Sessions whose every request completed. */
-    SESSIONS_COMPLETED("sessions_completed", Kind.COUNT, "sessions"),
+    SESSIONS_COMPLETED("sessions_completed", "sessions"),
     /** Sessions whose first request was refused at entry. */
-    SESSIONS_REFUSED("sessions_refused", Kind.COUNT, "sessions"),
+    SESSIONS_REFUSED("sessions_refused", "sessions"),
     /** Admitted sessions that lost a request (refused later, or expired in the queue). */
-    SESSIONS_FAILED("sessions_failed", Kind.COUNT, "sessions"),
+    SESSIONS_FAILED("sessions_failed", "sessions"),
     /** Sessions in progress at the end of the period. */
-    SESSIONS_ACTIVE("sessions_active", Kind.LEVEL, "sessions"),
+    SESSIONS_ACTIVE("sessions_active", "sessions"),
     /** Users of a closed class at the end of the period (0 for an open class). */
-    USERS("users", Kind.LEVEL, "users");
-
-    /** How a metric's values combine over several periods. */
-    public enum Kind {
-        /** Events in the period: summed; divided by the seconds, a rate. */
-        COUNT,
-        /** A mean over the requests of the period: combined weighted by their number. */
-        PER_REQUEST,
-        /** A level: combined by the plain mean over periods. */
-        LEVEL
-    }
+    USERS("users", "users");
 
     private final String column;
-    private final Kind kind;
     private final String unit;
 
-    Metric(String column, Kind kind, String unit) {
+    Metric(String column, String unit) {
         this.column = column;
-        this.kind = kind;
         this.unit = unit;
     }
 
     /** The CSV column name (lowercase, underscores). */
     public String column() {
         return column;
-    }
-
-    public Kind kind() {
-        return kind;
     }
 
     /** The unit of one value (for a count: of the events counted). */

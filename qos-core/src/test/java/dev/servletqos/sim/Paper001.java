@@ -69,31 +69,9 @@ public final class Paper001 {
         return base().add(users(0, 100).populationAt(Duration.ofSeconds(870), 200)).add(users(1, 200)).build();
     }
 
-    /** Workloads A, B, C (relative delay, two classes): fixed populations of class 0 and class 1. */
-    public static Workload twoClasses(int users0, int users1) {
-        return base().add(users(0, users0)).add(users(1, users1)).build();
-    }
-
     /** Relative delay for three classes (section VI.B.2): 100 users each; references 1:2:4. */
     public static Workload threeClassesRelative() {
         return base().add(users(0, 100)).add(users(1, 100)).add(users(2, 100)).build();
-    }
-
-    /**
-     * Absolute delay for two classes (section VI.B.3): class 0 has 75 users, 100 from 660 s on; class 1 has
-     * 400. References (W0, W1) = (10 s, 50 s).
-     */
-    public static Workload absoluteTwoClasses() {
-        return base().add(users(0, 75).populationAt(Duration.ofSeconds(660), 100)).add(users(1, 400)).build();
-    }
-
-    /**
-     * Absolute delay for three classes (section VI.B.4): class 0 has 75 users, 100 from 660 s on; class 1 has
-     * 100 and class 2 300. References (10 s, 30 s, 55 s).
-     */
-    public static Workload absoluteThreeClasses() {
-        return base().add(users(0, 75).populationAt(Duration.ofSeconds(660), 100)).add(users(1, 100))
-                .add(users(2, 300)).build();
     }
 
     private static Workload.Builder base() {

@@ -205,7 +205,6 @@ final class Run implements SimEngine.Waits {
 
     private void grant(Call call) {
         long now = loop.now();
-        call.granted = now;
         recorder.granted(call.visit.cls.index, call.parked, now - call.entered, now);
         server.serve(call);
     }

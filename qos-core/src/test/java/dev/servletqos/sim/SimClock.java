@@ -25,11 +25,6 @@ public final class SimClock implements Clock {
         return nanos;
     }
 
-    /** Simulated seconds since the start of the run. */
-    public double seconds() {
-        return nanos / 1e9;
-    }
-
     @Override
     public long nanoTime() {
         return ORIGIN_NANOS + nanos;

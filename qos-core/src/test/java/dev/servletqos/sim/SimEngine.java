@@ -11,7 +11,6 @@ import dev.servletqos.Rejection;
 import dev.servletqos.RequestView;
 import dev.servletqos.policy.Rule;
 import dev.servletqos.Ticket;
-import java.time.Duration;
 
 /**
  * The one place where the simulator meets the engine: it builds the real {@link QosEngine} on the
@@ -81,16 +80,6 @@ public final class SimEngine {
     /** Sets a class's budget now (see {@link QosEngine#setBudget}). */
     public void setBudget(String serviceClass, int budget) {
         engine.setBudget(serviceClass, budget);
-    }
-
-    /** Sets the total concurrency now (see {@link QosEngine#setMaxExecuting}). */
-    public void setMaxExecuting(int maxExecuting) {
-        engine.setMaxExecuting(maxExecuting);
-    }
-
-    /** Sets a class's new-session rate now (see {@link QosEngine#setSessionRate}). */
-    public void setSessionRate(String serviceClass, double perSecond, int burst) {
-        engine.setSessionRate(serviceClass, perSecond, burst);
     }
 
     /** The engine's counters of one class (by name), or null if the policy has no such class. */

@@ -1,6 +1,5 @@
 package dev.servletqos.sample.demo;
 
-import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.control.Sample;

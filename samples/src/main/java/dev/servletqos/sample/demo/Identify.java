@@ -26,6 +26,8 @@ import java.util.Locale;
 public final class Identify {
 
     private static final long SEED = 20261123L;
+    /** The least R² for which the fitted model's gains are proposed. */
+    static final double GOOD_FIT = 0.8;
     /** Periods of absolute control before the excitation, to find the operating point. */
     private static final int SETTLE_PERIODS = 20;
 
@@ -50,11 +52,10 @@ public final class Identify {
             int total = s.maxExecuting();
             String top = s.get(0).name();
             double period = s.control().period().toNanos() / 1e9;
-            int settle = SETTLE_PERIODS;
-            int seconds = (int) Math.ceil((settle + periods) * period);
+            int seconds = (int) Math.ceil((SETTLE_PERIODS + periods) * period);
             log.printf(Locale.ROOT, "identification on %s, %.1fx load: %d periods of absolute control to find %s's"
                             + " operating point, then %d periods of its budget switched around it by a PRBS every"
-                            + " %.1f s%n", server.describe(), multiple, settle, top, periods, period);
+                            + " %.1f s%n", server.describe(), multiple, SETTLE_PERIODS, top, periods, period);
             URI base = URI.create("http://127.0.0.1:" + server.port() + "/");
             Profile profile = Profile.parse("identify:" + seconds + ":" + multiple);
             IdentificationLaw[] law = new IdentificationLaw[1];
@@ -66,7 +67,7 @@ public final class Identify {
                 ControlLaw find = ControlLaws.absolute(s.control().absolute(), true);
                 long start = engine.controlStatus().periods();
                 ControlLaw operatingPoint = (sample, current) -> {
-                    if (engine.controlStatus().periods() - start < settle) {
+                    if (engine.controlStatus().periods() - start < SETTLE_PERIODS) {
                         return find.next(sample, current);
                     }
                     if (law[0] == null) {
@@ -101,7 +102,8 @@ public final class Identify {
                         + "   (y = %s's delay in s, u = its budget)%n", r.model().a1(), r.model().a2(), r.model().b1(),
                 r.model().b2(), top);
         log.printf(Locale.ROOT, "fit: R^2 = %.2f over %d periods%s%n", r.rSquared(), r.samples(),
-                r.rSquared() < 0.8 ? " (below 0.8: a noisy fit; run longer, or at a load where the class always queues)"
+                r.rSquared() < GOOD_FIT
+                        ? " (below " + GOOD_FIT + ": a noisy fit; run longer, or at a load where the class always queues)"
                         : "");
         StringBuilder poles = new StringBuilder();
         for (Complex p : r.poles()) {
@@ -111,7 +113,7 @@ public final class Identify {
         log.printf(Locale.ROOT, "proposed: g = %.3f, r = %.3f; closed-loop poles %s; settles in %.1f periods%s%n",
                 r.gains().g(), r.gains().r(), poles, r.settlingPeriods(),
                 r.design().stable() ? "" : " (NOT stable: do not use these gains)");
-        if (r.rSquared() < 0.8 || !r.design().stable()) {
+        if (r.rSquared() < GOOD_FIT || !r.design().stable()) {
             log.printf(Locale.ROOT, "no gains to use: the model does not describe this run well enough (R^2 %.2f)%s;"
                     + " keep the policy's gains%n", r.rSquared(), r.design().stable() ? "" : " and its design is not"
                     + " stable");

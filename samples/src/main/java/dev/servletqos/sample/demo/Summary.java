@@ -5,7 +5,6 @@ import dev.servletqos.Settings;
 import dev.servletqos.control.ClassSample;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
-import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.Json;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import dev.servletqos.workload.UserClass;
