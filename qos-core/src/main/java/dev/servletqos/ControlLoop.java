@@ -8,7 +8,6 @@ import dev.servletqos.control.ObservableLaw;
 import dev.servletqos.control.Sample;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ControlPolicy;
-import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +29,6 @@ final class ControlLoop {
     private static final System.Logger LOG = System.getLogger(ControlLoop.class.getName());
 
     private final QosEngine engine;
-    private final boolean antiWindup;
     private volatile SampleSource source;
     private volatile ControlLaw override;
 
@@ -39,7 +37,7 @@ final class ControlLoop {
     private Periodic.Cancellable task;
     private Duration scheduledPeriod;
     private ControlLaw law;
-    private Settings.Control lawControl;
+    private ControlPolicy lawControl;
     private boolean failing;
     private long periods;
     private long failures;
@@ -50,24 +48,15 @@ final class ControlLoop {
 
     ControlLoop(QosEngine engine) {
         this.engine = engine;
-        this.antiWindup = engine.policy().control().antiWindup();
         this.saturatedPeriods = new long[engine.policy().classes().size()];
         this.readings = new ControlStatus.Reading[saturatedPeriods.length];
     }
 
-    /** The control settings a policy starts with. */
-    static Settings.Control controlOf(QosPolicy policy) {
-        ControlPolicy c = policy.control();
-        return new Settings.Control(c.mode(), c.period(), c.delayQuantile(),
-                new Settings.Gains(c.absolute().gain(), c.absolute().zero()),
-                new Settings.Gains(c.relative().gain(), c.relative().zero()));
-    }
-
     /** The law for a control mode with its gains, or null when off. */
-    ControlLaw lawFor(Settings.Control c) {
+    ControlLaw lawFor(ControlPolicy c) {
         switch (c.mode()) {
             case ABSOLUTE:
-                return ControlLaws.absolute(c.absolute(), antiWindup);
+                return ControlLaws.absolute(c.absolute(), c.antiWindup());
             case RELATIVE:
                 return ControlLaws.relative(c.relative());
             default:
@@ -138,20 +127,20 @@ final class ControlLoop {
         lastSample = sample;
         Settings current = engine.settings();
         ControlLaw l = override;
-        if (l == null) {
-            if (!current.control().equals(lawControl)) {
-                lawControl = current.control();
-                law = lawFor(lawControl);
-            }
-            l = law;
-        }
-        if (l == null) {
-            record(sample, current, null, current, current);
-            failing = false;
-            return;
-        }
         Settings next;
         try {
+            if (l == null) {
+                if (!current.control().equals(lawControl)) {
+                    law = lawFor(current.control());
+                    lawControl = current.control();
+                }
+                l = law;
+            }
+            if (l == null) {
+                record(sample, current, null, current, current);
+                failing = false;
+                return;
+            }
             next = l.next(sample, current);
             check(next, current);
         } catch (RuntimeException e) {

@@ -73,7 +73,7 @@ public final class QosEngine {
             classes.add(new Settings.ClassSettings(c.name(), c.capacity().budget(), c.capacity().minBudget(),
                     c.admission().sessionRate(), c.admission().sessionBurst(), c.delay().target()));
         }
-        return new Settings(policy.maxExecuting(), classes, ControlLoop.controlOf(policy), Settings.Source.POLICY);
+        return new Settings(policy.maxExecuting(), classes, policy.control(), Settings.Source.POLICY);
     }
 
     /** An engine for this policy on the system clock. */
@@ -189,7 +189,8 @@ public final class QosEngine {
      * @param proposed the whole settings value, e.g. {@code settings().withBudgets(...)}
      * @param source   who changes them: an {@link Settings.Source#OPERATOR} or the {@link Settings.Source#CONTROLLER}
      * @return the settings now in force (as clamped)
-     * @throws IllegalArgumentException if {@code proposed} does not name this engine's classes in order
+     * @throws IllegalArgumentException if {@code proposed} does not name this engine's classes in order, or its
+     *                                  control settings are out of range (the message names the policy key)
      */
     public Settings apply(Settings proposed, Settings.Source source) {
         if (proposed == null || source == null) {

@@ -3,8 +3,8 @@ package dev.servletqos;
 import dev.servletqos.Ticket.State;
 import dev.servletqos.control.WaitHistogram;
 import dev.servletqos.policy.ClassPolicy;
-import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.QosPolicy.Scheduling;
+import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -380,13 +380,16 @@ final class Scheduler {
     /**
      * The one place settings are clamped: max-executing to {@code max(1, sum of reserves)..100000}, each
      * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
-     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero.
+     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero. The
+     * control settings are not clamped but refused when out of range (a gain that is not a number has no
+     * sensible nearest value).
      */
     private Settings clampLocked(Settings s, Settings.Source source) {
         if (s.classes().size() != lanes.length) {
             throw new IllegalArgumentException(s.classes().size() + " classes in the settings, the engine has "
                     + lanes.length);
         }
+        s.control().check(lanes.length);
         int max = clamp(s.maxExecuting(), Math.max(1, reserves), 100_000);
         Settings.ClassSettings[] cs = new Settings.ClassSettings[lanes.length];
         for (int i = 0; i < lanes.length; i++) {

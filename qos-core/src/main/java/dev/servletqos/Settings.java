@@ -18,10 +18,11 @@ import java.util.Objects;
  *
  * @param maxExecuting requests executing at once over all classes
  * @param classes      per class, highest priority first, in the policy's order
- * @param control      the controller's mode, period and gains
+ * @param control      the controller's mode, period, delay statistic, gains and anti-windup (the policy's
+ *                     {@code control.*}, changeable live)
  * @param source       who set these settings last
  */
-public record Settings(int maxExecuting, List<ClassSettings> classes, Control control, Source source) {
+public record Settings(int maxExecuting, List<ClassSettings> classes, ControlPolicy control, Source source) {
 
     /** Who changed the settings last. */
     public enum Source {
@@ -56,10 +57,6 @@ public record Settings(int maxExecuting, List<ClassSettings> classes, Control co
             return new ClassSettings(name, b, minBudget, sessionRate, sessionBurst, delayTarget);
         }
 
-        public ClassSettings withMinBudget(int b) {
-            return new ClassSettings(name, budget, b, sessionRate, sessionBurst, delayTarget);
-        }
-
         public ClassSettings withSessionRate(double perSecond, int burst) {
             return new ClassSettings(name, budget, minBudget, perSecond, burst, delayTarget);
         }
@@ -67,49 +64,6 @@ public record Settings(int maxExecuting, List<ClassSettings> classes, Control co
         public ClassSettings withDelayTarget(Duration d) {
             return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, d);
         }
-    }
-
-    /**
-     * The controller's settings.
-     *
-     * @param mode           off, absolute or relative (the policy's {@code control.mode})
-     * @param period         the sampling period T
-     * @param delayQuantile  which delay the laws measure: 0 = the mean queue delay, else a quantile in
-     *                       (0, 1), e.g. 0.95
-     * @param absolute       gains (g, r) of the absolute delay PI
-     * @param relative       gains (g, r) of the relative delay PI
-     */
-    public record Control(ControlPolicy.Mode mode, Duration period, double delayQuantile, Gains absolute, Gains relative) {
-
-        public Control {
-            Objects.requireNonNull(mode, "mode");
-            Objects.requireNonNull(period, "period");
-            Objects.requireNonNull(absolute, "absolute");
-            Objects.requireNonNull(relative, "relative");
-        }
-
-        public Control withMode(ControlPolicy.Mode m) {
-            return new Control(m, period, delayQuantile, absolute, relative);
-        }
-
-        public Control withPeriod(Duration p) {
-            return new Control(mode, p, delayQuantile, absolute, relative);
-        }
-
-        public Control withAbsolute(Gains g) {
-            return new Control(mode, period, delayQuantile, g, relative);
-        }
-
-        public Control withRelative(Gains g) {
-            return new Control(mode, period, delayQuantile, absolute, g);
-        }
-    }
-
-    /**
-     * Gains of the incremental PI law {@code u(m) = u(m-1) + g (e(m) - r e(m-1))} (paper 001, eq. 8):
-     * {@code g} the gain, {@code r} the zero ({@code r = 1 - T/Ti} of a discretised PI).
-     */
-    public record Gains(double g, double r) {
     }
 
     public Settings {
@@ -155,7 +109,7 @@ public record Settings(int maxExecuting, List<ClassSettings> classes, Control co
         return new Settings(max, classes, control, source);
     }
 
-    public Settings withControl(Control c) {
+    public Settings withControl(ControlPolicy c) {
         return new Settings(maxExecuting, classes, c, source);
     }
 

@@ -124,4 +124,19 @@ class ControlLoopTest {
         assertEquals(1.0, st.lastSample().get("premium").arrivals(), 1e-9);
         assertNull(st.lastFailure());
     }
+
+    @Test
+    void controlSettingsOutOfRangeAreRefusedAndTheLoopGoesOn() {
+        engine.start(periodic);
+        Settings before = engine.settings();
+        ControlPolicy bad = before.control().withMode(ControlPolicy.Mode.ABSOLUTE)
+                .withAbsolute(new ControlPolicy.Gains(Double.NaN, 0.3));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> engine.apply(before.withControl(bad), Settings.Source.OPERATOR));
+        assertTrue(e.getMessage().contains("control.absolute.gain"), e.getMessage());
+        assertSame(before, engine.settings(), "a refused change changes nothing");
+        periodic.tick(clock, PERIOD);
+        assertEquals(1, engine.controlStatus().periods());
+        assertEquals(0, engine.controlStatus().failures());
+    }
 }

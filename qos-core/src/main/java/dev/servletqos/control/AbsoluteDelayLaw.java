@@ -1,8 +1,8 @@
 package dev.servletqos.control;
 
-import dev.servletqos.Settings;
 import dev.servletqos.Settings.ClassSettings;
-import dev.servletqos.Settings.Gains;
+import dev.servletqos.Settings;
+import dev.servletqos.policy.ControlPolicy.Gains;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -92,7 +92,7 @@ final class AbsoluteDelayLaw implements ObservableLaw {
             if (Double.isNaN(e)) {
                 demand[k] = base;
             } else {
-                demand[k] = base + gains.g() * (e - gains.r() * lastError[k]);
+                demand[k] = base + gains.gain() * (e - gains.zero() * lastError[k]);
                 lastError[k] = e;
             }
             // a runaway demand (no anti-windup, a plant that never answers) stays a finite number

@@ -1,7 +1,7 @@
 package dev.servletqos.control;
 
-import dev.servletqos.Settings.Gains;
 import dev.servletqos.Settings;
+import dev.servletqos.policy.ControlPolicy.Gains;
 import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 
@@ -28,16 +28,14 @@ public final class ControlLaws {
      * sign is negative because a delay above its target (a negative error) must raise the budget. For a
      * deployment far from the defaults, scale {@code g} the same way, or identify the plant.
      */
-    public static final Gains DEFAULT_ABSOLUTE = new Gains(ControlPolicy.DEFAULT_ABSOLUTE_GAIN,
-            ControlPolicy.DEFAULT_ABSOLUTE_ZERO);
+    public static final Gains DEFAULT_ABSOLUTE = ControlPolicy.DEFAULTS.absolute();
 
     /**
      * Default gains of the relative delay PI: {@code g = 0.30}, {@code r = 0.05}, paper 001's design
      * (section IV.C: poles 0.70, 0.38 +- 0.62i on its workload-A model). Both the input (a ratio of budgets)
      * and the output (a ratio of delays) are dimensionless, so the paper's gains carry over unchanged.
      */
-    public static final Gains DEFAULT_RELATIVE = new Gains(ControlPolicy.DEFAULT_RELATIVE_GAIN,
-            ControlPolicy.DEFAULT_RELATIVE_ZERO);
+    public static final Gains DEFAULT_RELATIVE = ControlPolicy.DEFAULTS.relative();
 
     /**
      * 1 ms: delays below it are not told apart (the {@link WaitHistogram}'s first bucket holds everything up to
@@ -85,8 +83,8 @@ public final class ControlLaws {
     }
 
     private static Gains check(Gains gains) {
-        if (!Double.isFinite(gains.g()) || !Double.isFinite(gains.r())) {
-            throw new IllegalArgumentException("gains must be finite: g=" + gains.g() + ", r=" + gains.r());
+        if (!Double.isFinite(gains.gain()) || !Double.isFinite(gains.zero())) {
+            throw new IllegalArgumentException("gains must be finite: g=" + gains.gain() + ", r=" + gains.zero());
         }
         return gains;
     }

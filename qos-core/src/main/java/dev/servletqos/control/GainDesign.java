@@ -1,6 +1,6 @@
 package dev.servletqos.control;
 
-import dev.servletqos.Settings;
+import dev.servletqos.policy.ControlPolicy;
 import java.util.List;
 import java.util.Objects;
 
@@ -16,7 +16,7 @@ import java.util.Objects;
  *                        margin of 2 each way), so that a plant twice as sensitive, or half, as the model
  *                        is still controlled
  */
-public record GainDesign(Settings.Gains gains, List<Complex> poles, double settlingPeriods, boolean robust) {
+public record GainDesign(ControlPolicy.Gains gains, List<Complex> poles, double settlingPeriods, boolean robust) {
 
     public GainDesign {
         Objects.requireNonNull(gains, "gains");

@@ -1,6 +1,6 @@
 package dev.servletqos.control;
 
-import dev.servletqos.Settings.Gains;
+import dev.servletqos.policy.ControlPolicy.Gains;
 import java.util.List;
 
 /**
@@ -41,9 +41,9 @@ public final class GainDesigner {
      * @throws IllegalArgumentException if a gain or model parameter is not finite
      */
     public static GainDesign evaluate(SecondOrderModel model, Gains gains) {
-        List<Complex> poles = Polynomials.roots(model.closedLoop(gains.g(), gains.r()));
+        List<Complex> poles = Polynomials.roots(model.closedLoop(gains.gain(), gains.zero()));
         double rho = GainDesign.radius(poles);
-        boolean robust = rho < 1 && robust(model, gains.g(), gains.r());
+        boolean robust = rho < 1 && robust(model, gains.gain(), gains.zero());
         return new GainDesign(gains, poles, settlingPeriods(rho), robust);
     }
 

@@ -1,6 +1,7 @@
 package dev.servletqos.control;
 
-import dev.servletqos.Settings.Gains;
+import dev.servletqos.policy.ControlPolicy.Gains;
+import dev.servletqos.policy.ControlPolicy;
 import java.util.List;
 import java.util.Objects;
 
@@ -23,7 +24,7 @@ public record IdentificationReport(SecondOrderModel model, double rSquared, int 
         Objects.requireNonNull(design, "design");
     }
 
-    /** The proposed PI gains (for {@code Settings.Control.withAbsolute} or {@code withRelative}). */
+    /** The proposed PI gains (for {@code ControlPolicy.withAbsolute} or {@code withRelative}). */
     public Gains gains() {
         return design.gains();
     }

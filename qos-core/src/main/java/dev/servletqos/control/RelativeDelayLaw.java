@@ -1,7 +1,7 @@
 package dev.servletqos.control;
 
 import dev.servletqos.Settings;
-import dev.servletqos.Settings.Gains;
+import dev.servletqos.policy.ControlPolicy.Gains;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -100,7 +100,7 @@ final class RelativeDelayLaw implements ObservableLaw {
             errors[p] = e;
             double u = base;
             if (Double.isFinite(e)) {
-                u = base + gains.g() * (e - gains.r() * lastError[p]);
+                u = base + gains.gain() * (e - gains.zero() * lastError[p]);
                 lastError[p] = e;
             }
             ratio[p] = Math.max(lowest, Math.min(highest, u));

@@ -36,14 +36,6 @@ public record SecondOrderModel(double a1, double a2, double b1, double b2) {
     }
 
     /**
-     * The steady-state gain {@code G(1) = (b1 + b2) / (1 - a1 - a2)}: how much the output settles higher per
-     * unit of input. Infinite for a model with an integrator ({@code a1 + a2 = 1}).
-     */
-    public double dcGain() {
-        return (b1 + b2) / (1 - a1 - a2);
-    }
-
-    /**
      * The closed loop's characteristic polynomial with the PI {@code D(z) = g (z - r) / (z - 1)} (eq. 8), the
      * denominator of eq. 9: {@code (z - 1)(z^2 - a1 z - a2) + g (z - r)(b1 z + b2)}, coefficients of
      * {@code z^3, z^2, z, 1}.

@@ -136,12 +136,13 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
     }
 
     /**
-     * Checks every setting; messages name the key.
+     * Checks every setting; messages name the key. The policy's build calls it, and the engine before it puts
+     * control settings changed at run time in force.
      *
-     * @param classCount the policy's number of classes
+     * @param classCount the number of classes
      * @throws PolicyException for the first bad setting
      */
-    void check(int classCount) {
+    public void check(int classCount) {
         ClassPolicy.check(mode != Mode.RELATIVE || classCount >= 2, "control.mode", mode.key(),
                 "relative control needs at least two classes");
         ClassPolicy.check(period.compareTo(MIN_PERIOD) >= 0 && period.compareTo(MAX_PERIOD) <= 0, "control.period",

@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.Settings;
-import dev.servletqos.Settings.Gains;
 import dev.servletqos.control.Fixtures.Plant;
+import dev.servletqos.policy.ControlPolicy.Gains;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -3,10 +3,10 @@ package dev.servletqos.control;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.Settings;
 import dev.servletqos.Settings.ClassSettings;
-import dev.servletqos.Settings.Control;
+import dev.servletqos.Settings;
 import dev.servletqos.policy.ControlPolicy.Mode;
+import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -24,8 +24,8 @@ final class Fixtures {
     }
 
     static Settings settings(int maxExecuting, double quantile, ClassSettings... classes) {
-        Control control = new Control(Mode.ABSOLUTE, Duration.ofSeconds(5), quantile, ControlLaws.DEFAULT_ABSOLUTE,
-                ControlLaws.DEFAULT_RELATIVE);
+        ControlPolicy control = ControlPolicy.DEFAULTS.withMode(Mode.ABSOLUTE).withPeriod(Duration.ofSeconds(5))
+                .withDelayQuantile(quantile);
         return new Settings(maxExecuting, List.of(classes), control, Settings.Source.POLICY);
     }
 

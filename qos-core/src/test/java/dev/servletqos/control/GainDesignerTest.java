@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.servletqos.Settings.Gains;
+import dev.servletqos.policy.ControlPolicy.Gains;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -60,8 +60,8 @@ class GainDesignerTest {
             GainDesign ours = GainDesigner.design(model);
             assertTrue(paper.stable() && paper.robust(), paper.toString());
             assertTrue(ours.stable() && ours.robust(), ours.toString());
-            assertEquals(Math.signum(paperGains.g()), Math.signum(ours.gains().g()), "the gain's sign: " + ours);
-            assertTrue(ours.gains().r() >= 0 && ours.gains().r() <= 0.95, ours.toString());
+            assertEquals(Math.signum(paperGains.gain()), Math.signum(ours.gains().gain()), "the gain's sign: " + ours);
+            assertTrue(ours.gains().zero() >= 0 && ours.gains().zero() <= 0.95, ours.toString());
             assertTrue(ours.spectralRadius() <= paper.spectralRadius(), ours + " vs the paper's " + paper);
             assertTrue(ours.settlingPeriods() <= paper.settlingPeriods());
             // the design reports what evaluating its gains gives

@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.Settings;
-import dev.servletqos.Settings.Gains;
 import dev.servletqos.control.Fixtures.Plant;
+import dev.servletqos.policy.ControlPolicy.Gains;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -194,7 +194,7 @@ class SystemIdentificationTest {
         assertTrue(report.rSquared() >= 0.8, "R^2 " + report.rSquared());
         assertEquals(298, report.samples(), "each row needs the two periods before it");
         assertTrue(report.design().stable() && report.design().robust(), report.toString());
-        assertTrue(report.gains().g() < 0, "more delay needs more budget: " + report.gains());
+        assertTrue(report.gains().gain() < 0, "more delay needs more budget: " + report.gains());
         assertEquals(report.design().settlingPeriods(), report.settlingPeriods());
         assertEquals(3, report.poles().size());
 

@@ -27,12 +27,12 @@ class DelayControlTest {
     private static final Path CHARTS = Path.of("target/sim/control");
 
     /** Turns the engine's controller on with these delay targets, highest class first. */
-    static void control(SimEngine e, ControlPolicy.Mode mode, Settings.Gains gains, int... targetSeconds) {
+    static void control(SimEngine e, ControlPolicy.Mode mode, ControlPolicy.Gains gains, int... targetSeconds) {
         Settings s = e.engine().settings();
         for (int i = 0; i < targetSeconds.length; i++) {
             s = s.withClass(i, s.get(i).withDelayTarget(Duration.ofSeconds(targetSeconds[i])));
         }
-        Settings.Control c = s.control().withMode(mode).withPeriod(Duration.ofSeconds(T));
+        ControlPolicy c = s.control().withMode(mode).withPeriod(Duration.ofSeconds(T));
         if (gains != null) {
             c = mode == ControlPolicy.Mode.RELATIVE ? c.withRelative(gains) : c.withAbsolute(gains);
         }
@@ -86,7 +86,7 @@ class DelayControlTest {
         b.build().write(CHARTS.resolve(file));
     }
 
-    static SimResult relativeThreeClasses(Settings.Gains gains) {
+    static SimResult relativeThreeClasses(ControlPolicy.Gains gains) {
         return Simulation.of(Paper001.policy(43, 43, 42).build(), Paper001.threeClassesRelative()).seed(1)
                 .onStart((e, p) -> control(e, ControlPolicy.Mode.RELATIVE, gains, 5, 10, 20)).run();
     }
@@ -174,7 +174,7 @@ class DelayControlTest {
                 .add(Paper001.users(1, 100))
                 .add(Paper001.users(2, 300).populationAt(Duration.ofSeconds(1200), 600)).build();
         return Simulation.of(Paper001.policy(43, 43, 42).build(), w).seed(1)
-                .onStart((e, p) -> control(e, ControlPolicy.Mode.ABSOLUTE, new Settings.Gains(-0.8, 0.3), 10, 30, 55))
+                .onStart((e, p) -> control(e, ControlPolicy.Mode.ABSOLUTE, new ControlPolicy.Gains(-0.8, 0.3), 10, 30, 55))
                 .run();
     }
 
@@ -212,7 +212,7 @@ class DelayControlTest {
         return Simulation.of(Paper001.policy(43, 43, 42).build(), w).seed(1)
                 .onStart((e, p) -> {
                     control(e, ControlPolicy.Mode.OFF, null, 10, 15, 55);
-                    e.engine().overrideControlLaw(ControlLaws.absolute(new Settings.Gains(-0.8, 0.3), antiWindup));
+                    e.engine().overrideControlLaw(ControlLaws.absolute(new ControlPolicy.Gains(-0.8, 0.3), antiWindup));
                 }).run();
     }
 
@@ -294,7 +294,7 @@ class DelayControlTest {
         IdentificationReport report = law.result();
         System.out.printf(Locale.ROOT, "identification: %s, R^2 %.2f over %d periods; proposed g %.3f r %.3f,"
                         + " poles %s, settling %.1f periods%n", report.model(), report.rSquared(), report.samples(),
-                report.gains().g(), report.gains().r(), report.poles(), report.settlingPeriods());
+                report.gains().gain(), report.gains().zero(), report.poles(), report.settlingPeriods());
         assertTrue(report.rSquared() >= 0.8, "R^2 " + report.rSquared());
         assertTrue(report.design().stable(), report.toString());
         SimResult r = relativeThreeClasses(report.gains());

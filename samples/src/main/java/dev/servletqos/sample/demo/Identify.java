@@ -111,7 +111,7 @@ public final class Identify {
                     p.im()));
         }
         log.printf(Locale.ROOT, "proposed: g = %.3f, r = %.3f; closed-loop poles %s; settles in %.1f periods%s%n",
-                r.gains().g(), r.gains().r(), poles, r.settlingPeriods(),
+                r.gains().gain(), r.gains().zero(), poles, r.settlingPeriods(),
                 r.design().stable() ? "" : " (NOT stable: do not use these gains)");
         if (r.rSquared() < GOOD_FIT || !r.design().stable()) {
             log.printf(Locale.ROOT, "no gains to use: the model does not describe this run well enough (R^2 %.2f)%s;"
@@ -120,6 +120,6 @@ public final class Identify {
             return;
         }
         log.printf(Locale.ROOT, "for the policy file:%n  control.mode = absolute%n  control.absolute.gain = %.3f%n"
-                + "  control.absolute.zero = %.3f%n", r.gains().g(), Math.max(0, r.gains().r()));
+                + "  control.absolute.zero = %.3f%n", r.gains().gain(), Math.max(0, r.gains().zero()));
     }
 }

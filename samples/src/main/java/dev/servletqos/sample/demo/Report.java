@@ -351,7 +351,7 @@ final class Report {
         if (first == null) {
             return;
         }
-        Settings.Control control = first.engine().settings().control();
+        ControlPolicy control = first.engine().settings().control();
         b.append("<h2>The control loop (QoS on): delay against target, budgets over time</h2>\n<p><small>Sampled from"
                 + " the engine in-process once a second. Queue delay: the time the requests granted in that second"
                 + " waited for a permit (refused requests are not in it), the mean and the 95th percentile of the"
