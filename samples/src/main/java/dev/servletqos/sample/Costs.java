@@ -65,12 +65,7 @@ public final class Costs {
 
     /** Milliseconds of worker thread one session of the shop's workload holds at full content and this scale. */
     public double sessionMillis() {
-        return sessionMillis(1);
-    }
-
-    /** {@link #sessionMillis()} with the back-end waits multiplied by {@code backendFactor}. */
-    public double sessionMillis(double backendFactor) {
-        return scale * ShopWorkload.SHOP.cost(false).millis(backendFactor);
+        return scale * ShopWorkload.SHOP.cost(false).millis(1);
     }
 
     private static void cpu(double millis) {

@@ -400,21 +400,15 @@ public final class Demo {
         List<String> parts = new ArrayList<>();
         for (int t = 0; t < Recorder.TYPES.size(); t++) {
             parts.add(String.format(Locale.ROOT, "%s p95 delay %s ms", Recorder.TYPES.get(t),
-                    millis(p.types().get(t).p95DelayMillis())));
+                    RunResult.millis(p.types().get(t).p95DelayMillis())));
         }
         for (RunResult.EngineStats e : p.engine()) {
-            parts.add(String.format(Locale.ROOT, "%s queue delay %s / %s ms mean / p95 (target %d), budget %s",
-                    e.name(), millis(e.meanQueueDelayMillis()), millis(e.p95QueueDelayMillis()), e.delayTargetMillis(),
-                    e.budgetMin() + (e.budgetMax() != e.budgetMin() ? ".." + e.budgetMax() : "")));
+            parts.add(e.describe());
         }
         if (!p.engine().isEmpty()) {
-            parts.add("settings set by " + p.settingsSources() + ", control mode " + p.controlModes());
+            parts.add(p.describeControl());
         }
         log.println("      " + String.join("; ", parts));
-    }
-
-    private static String millis(double ms) {
-        return Double.isNaN(ms) ? "-" : String.format(Locale.ROOT, "%.0f", ms);
     }
 
     private static String rate(RunResult.TypeStats s) {

@@ -504,14 +504,10 @@ final class Report {
                         Profile.number(p.phase().backendFactor()), p.capacity()));
             }
             for (RunResult.EngineStats e : p.engine()) {
-                more.append(String.format(Locale.ROOT, "%s%s queue delay %s / %s ms mean / p95 (target %d), budget %s",
-                        more.indexOf("queue delay") < 0 ? "<br>engine: " : "; ", esc(e.name()),
-                        ms(e.meanQueueDelayMillis()), ms(e.p95QueueDelayMillis()), e.delayTargetMillis(),
-                        range(e.budgetMin(), e.budgetMax())));
+                more.append(more.indexOf("queue delay") < 0 ? "<br>engine: " : "; ").append(esc(e.describe()));
             }
             if (!p.engine().isEmpty()) {
-                more.append("; settings set by ").append(esc(p.settingsSources())).append(", control mode ")
-                        .append(esc(p.controlModes()));
+                more.append("; ").append(esc(p.describeControl()));
             }
             b.append(String.format(Locale.ROOT, "<tr><td colspan=\"16\"><small>%s: the application served %.0f"
                             + " requests/s, of which %.0f/s belonged to sessions that completed (useful work)%s</small>"
@@ -719,7 +715,7 @@ final class Report {
     }
 
     private static String ms(double v) {
-        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.0f", v);
+        return RunResult.millis(v);
     }
 
     static String esc(String s) {

@@ -9,6 +9,7 @@ import dev.servletqos.sample.demo.Recorder.SessionResult;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -55,6 +56,18 @@ record RunResult(boolean qos, String server, Profile profile, double capacity, R
      */
     record EngineStats(String name, double meanQueueDelayMillis, double p95QueueDelayMillis, long delayTargetMillis,
                        int budgetMin, int budgetMax) {
+
+        /** "premium queue delay 50 / 148 ms mean / p95 (target 250), budget 4..6": the console and the report. */
+        String describe() {
+            return String.format(Locale.ROOT, "%s queue delay %s / %s ms mean / p95 (target %d), budget %s", name,
+                    millis(meanQueueDelayMillis), millis(p95QueueDelayMillis), delayTargetMillis,
+                    budgetMin == budgetMax ? Integer.toString(budgetMin) : budgetMin + ".." + budgetMax);
+        }
+    }
+
+    /** Whole milliseconds, or "-" for NaN (nothing measured). */
+    static String millis(double ms) {
+        return Double.isNaN(ms) ? "-" : String.format(Locale.ROOT, "%.0f", ms);
     }
 
     /**
@@ -65,6 +78,11 @@ record RunResult(boolean qos, String server, Profile profile, double capacity, R
     record PhaseStats(Profile.Phase phase, double start, double end, List<TypeStats> types, TypeStats total,
                       double pagesServedPerSecond, double usefulRequestsPerSecond, double capacity,
                       List<EngineStats> engine, String settingsSources, String controlModes) {
+
+        /** "settings set by controller, control mode absolute". */
+        String describeControl() {
+            return "settings set by " + settingsSources + ", control mode " + controlModes;
+        }
     }
 
     List<PhaseStats> phases() {
