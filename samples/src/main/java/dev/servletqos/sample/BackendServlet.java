@@ -7,7 +7,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
 /**
@@ -79,19 +78,10 @@ final class BackendServlet extends HttpServlet {
     }
 
     private static void json(HttpServletResponse resp, Json body) throws IOException {
-        write(resp, 200, "application/json;charset=utf-8", body + "\n");
+        Shop.write(resp, 200, "application/json;charset=utf-8", body + "\n");
     }
 
     private static void text(HttpServletResponse resp, int status, String message) throws IOException {
-        write(resp, status, "text/plain;charset=utf-8", message + "\n");
-    }
-
-    private static void write(HttpServletResponse resp, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        resp.setStatus(status);
-        resp.setContentType(type);
-        resp.setHeader("Cache-Control", "no-store");
-        resp.setContentLength(bytes.length);
-        resp.getOutputStream().write(bytes);
+        Shop.write(resp, status, "text/plain;charset=utf-8", message + "\n");
     }
 }

@@ -11,7 +11,6 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
@@ -31,12 +30,8 @@ final class QosServlet extends HttpServlet {
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         QosEngine engine = Shop.engine(getServletContext());
         Backend backend = Shop.backend(getServletContext());
-        byte[] body = (engine == null ? "{\"qos\":\"off\"}\n" : json(engine, backend) + "\n")
-                .getBytes(StandardCharsets.UTF_8);
-        resp.setContentType("application/json;charset=utf-8");
-        resp.setHeader("Cache-Control", "no-store");
-        resp.setContentLength(body.length);
-        resp.getOutputStream().write(body);
+        Shop.write(resp, HttpServletResponse.SC_OK, "application/json;charset=utf-8",
+                engine == null ? "{\"qos\":\"off\"}\n" : json(engine, backend) + "\n");
     }
 
     static String json(QosEngine engine, Backend backend) {

@@ -6,6 +6,9 @@ import dev.servletqos.policy.QosPolicy;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletRegistration;
 import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Base64;
 
@@ -108,5 +111,15 @@ public final class Shop {
     static TierCookies tierCookies(ServletContext context) {
         QosEngine e = engine(context);
         return e != null ? e.tierCookies() : (TierCookies) context.getAttribute(TIER_COOKIES_ATTRIBUTE);
+    }
+
+    /** Writes a whole response that no cache may keep: status, content type, length, body (UTF-8). */
+    static void write(HttpServletResponse resp, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        resp.setStatus(status);
+        resp.setContentType(type);
+        resp.setHeader("Cache-Control", "no-store");
+        resp.setContentLength(bytes.length);
+        resp.getOutputStream().write(bytes);
     }
 }
