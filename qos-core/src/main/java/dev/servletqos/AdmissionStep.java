@@ -20,11 +20,16 @@ interface AdmissionStep {
     default void admitted(Scheduler.Lane lane) {
     }
 
-    /** The steps in force for this policy: queue triggers (j, k), then the class's session rate. */
+    /**
+     * The steps, in order: the queue triggers (j, k) with {@code control.admission = triggers}, or the queue guard
+     * with {@code auto}; then the class's session rate (configured, or set by the admission law). The mode is
+     * read from the settings in force, so it can change live.
+     */
     static List<AdmissionStep> steps(Rejections rejections) {
-        List<AdmissionStep> steps = new ArrayList<>(2);
-        steps.add(new QueueTriggers(rejections.sessionQueued));
-        steps.add(new SessionRate(rejections.sessionRate));
+        List<AdmissionStep> steps = new ArrayList<>(3);
+        steps.add(new QueueTriggers(rejections));
+        steps.add(new QueueGuard(rejections));
+        steps.add(new SessionRate(rejections));
         return List.copyOf(steps);
     }
 
@@ -35,12 +40,15 @@ interface AdmissionStep {
     final class QueueTriggers implements AdmissionStep {
         private final Rejection refusal;
 
-        QueueTriggers(Rejection refusal) {
-            this.refusal = refusal;
+        QueueTriggers(Rejections rejections) {
+            this.refusal = rejections.sessionQueued;
         }
 
         @Override
         public Rejection refuse(Scheduler.Lane lane, Scheduler s, long now) {
+            if (s.autoAdmission()) {
+                return null;
+            }
             if ((lane.totalQueuedTrigger > 0 && s.queued() >= lane.totalQueuedTrigger)
                     || (lane.higherQueuedTrigger > 0 && s.queuedAbove(lane.index) >= lane.higherQueuedTrigger)) {
                 lane.sessionsRefusedQueued++;
@@ -50,19 +58,62 @@ interface AdmissionStep {
         }
     }
 
-    /** The class's session token bucket (paper 002's policer): at most {@code session-rate} new sessions/s. */
-    final class SessionRate implements AdmissionStep {
-        private final Rejection refusal;
+    /**
+     * With {@code control.admission = auto}: refuse a new session of a class while the requests queued in it and
+     * the classes above it would take longer than the class's delay target to start, at the engine's mean
+     * service time and the permits in force ({@code queued x service / maxExecuting}). The admission law's rate
+     * acts per period; this guard acts at once, so that a crowd that arrives within a period, or before the
+     * law has measured anything, is held too. Retry-After: the time that queue needs to fall back to the target.
+     */
+    final class QueueGuard implements AdmissionStep {
+        private final Rejections rejections;
 
-        SessionRate(Rejection refusal) {
-            this.refusal = refusal;
+        QueueGuard(Rejections rejections) {
+            this.rejections = rejections;
+        }
+
+        @Override
+        public Rejection refuse(Scheduler.Lane lane, Scheduler s, long now) {
+            if (!s.autoAdmission()) {
+                return null;
+            }
+            double service = s.meanServiceNanos();
+            if (!(service > 0)) {
+                return null;
+            }
+            double ahead = s.queuedAbove(lane.index) + lane.queued;
+            double permits = Math.max(1, s.maxExecuting() - s.executingAbove(lane.index));
+            double predicted = ahead * service / permits;
+            if (predicted <= lane.delayTargetNanos) {
+                return null;
+            }
+            lane.sessionsRefusedQueued++;
+            return rejections.sessionQueued((predicted - lane.delayTargetNanos) / 1e9);
+        }
+    }
+
+    /**
+     * The class's session token bucket (paper 002's policer): at most {@code session-rate} new sessions/s. With
+     * {@code control.admission = auto}, Retry-After is the time the bucket needs to admit the sessions refused in
+     * the last second and this one.
+     */
+    final class SessionRate implements AdmissionStep {
+        private final Rejections rejections;
+
+        SessionRate(Rejections rejections) {
+            this.rejections = rejections;
         }
 
         @Override
         public Rejection refuse(Scheduler.Lane lane, Scheduler s, long now) {
             if (!lane.sessions.available(now)) {
                 lane.sessionsRefusedRate++;
-                return refusal;
+                if (!s.autoAdmission()) {
+                    return rejections.sessionRate;
+                }
+                double recent = lane.recentRefusals(now);
+                double rate = lane.sessions.rate();
+                return rejections.sessionRate(rate > 0 ? recent / rate : Double.POSITIVE_INFINITY);
             }
             return null;
         }
@@ -73,20 +124,60 @@ interface AdmissionStep {
         }
     }
 
-    /** The engine's refusals, made once per engine (their bodies are shared byte arrays). */
+    /**
+     * The engine's refusals, made once per engine (their bodies are shared byte arrays): the fixed ones, with the
+     * policy's {@code admission.retry-after}, and the session refusals of automatic admission, one per whole
+     * number of seconds from 1 to that value, made when first needed.
+     */
     final class Rejections {
         final Rejection queueFull;
         final Rejection expired;
         final Rejection sessionQueued;
         final Rejection sessionRate;
+        private final int rejectStatus;
+        private final long maxSeconds;
+        private final Rejection[] queuedBySeconds;
+        private final Rejection[] rateBySeconds;
 
         Rejections(int rejectStatus, java.time.Duration retryAfter) {
             // Retry-After is whole seconds; round up so that 500ms is not sent as "retry at once".
             long seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
+            this.rejectStatus = rejectStatus;
+            this.maxSeconds = Math.max(1, seconds);
             this.queueFull = new Rejection(503, seconds, Rejection.Reason.QUEUE_FULL);
             this.expired = new Rejection(503, seconds, Rejection.Reason.EXPIRED);
             this.sessionQueued = new Rejection(rejectStatus, seconds, Rejection.Reason.SESSION_QUEUED);
             this.sessionRate = new Rejection(rejectStatus, seconds, Rejection.Reason.SESSION_RATE);
+            int slots = (int) Math.min(maxSeconds, 3600);
+            this.queuedBySeconds = new Rejection[slots + 1];
+            this.rateBySeconds = new Rejection[slots + 1];
+        }
+
+        /** A session refusal by the queue guard, for a class expected to admit again in {@code seconds}. */
+        Rejection sessionQueued(double seconds) {
+            return pick(queuedBySeconds, seconds, Rejection.Reason.SESSION_QUEUED);
+        }
+
+        /** A session refusal by the session rate, for a class expected to admit again in {@code seconds}. */
+        Rejection sessionRate(double seconds) {
+            return pick(rateBySeconds, seconds, Rejection.Reason.SESSION_RATE);
+        }
+
+        /**
+         * Retry-After from state: the expected time, times a random factor of 0.75..1.25 (so that the clients
+         * refused together do not all come back together), rounded up, at least 1 s and at most the policy's
+         * {@code admission.retry-after}.
+         */
+        private Rejection pick(Rejection[] cache, double seconds, Rejection.Reason reason) {
+            double jittered = seconds * (0.75 + 0.5 * java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+            int s = (int) Math.max(1, Math.min(cache.length - 1, Math.ceil(Double.isNaN(jittered) ? maxSeconds
+                    : Math.min(jittered, maxSeconds))));
+            Rejection r = cache[s];
+            if (r == null) {
+                r = new Rejection(rejectStatus, s, reason); // immutable: a racing second copy is harmless
+                cache[s] = r;
+            }
+            return r;
         }
     }
 }

@@ -52,16 +52,29 @@ final class ControlLoop {
         this.readings = new ControlStatus.Reading[saturatedPeriods.length];
     }
 
-    /** The law for a control mode with its gains, or null when off. */
+    /**
+     * The laws the control settings select, chained: the capacity law when {@code control.capacity = auto}, the
+     * budget law of the mode (absolute or relative delay), the admission law when {@code control.admission =
+     * auto}; null when none is on.
+     */
     ControlLaw lawFor(ControlPolicy c) {
+        ControlLaw budgets;
         switch (c.mode()) {
             case ABSOLUTE:
-                return ControlLaws.absolute(c.absolute(), c.antiWindup());
+                budgets = ControlLaws.absolute(c.absolute(), c.antiWindup());
+                break;
             case RELATIVE:
-                return ControlLaws.relative(c.relative());
+                budgets = ControlLaws.relative(c.relative());
+                break;
             default:
-                return null;
+                budgets = null;
         }
+        ControlLaw capacity = c.capacity() == ControlPolicy.Capacity.AUTO ? ControlLaws.capacity() : null;
+        ControlLaw admission = c.admission() == ControlPolicy.Admission.AUTO ? ControlLaws.admission() : null;
+        if (capacity == null && admission == null) {
+            return budgets;
+        }
+        return ControlLaws.chain(capacity, budgets, admission);
     }
 
     synchronized void start(Periodic p) {

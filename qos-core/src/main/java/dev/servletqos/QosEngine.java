@@ -73,7 +73,7 @@ public final class QosEngine {
             classes.add(new Settings.ClassSettings(c.name(), c.capacity().budget(), c.capacity().minBudget(),
                     c.admission().sessionRate(), c.admission().sessionBurst(), c.delay().target()));
         }
-        return new Settings(policy.maxExecuting(), classes, policy.control(), Settings.Source.POLICY);
+        return new Settings(policy.maxExecuting(), policy.maxExecutingCeiling(), classes, policy.control(), Settings.Source.POLICY);
     }
 
     /** An engine for this policy on the system clock. */

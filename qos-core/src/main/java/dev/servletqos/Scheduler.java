@@ -45,9 +45,12 @@ final class Scheduler {
     private final int reserves;
 
     private volatile Settings settings;
+    private boolean autoAdmission;
     private int maxExecuting;
     private int executing;
     private int parked;
+    /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
+    private double serviceEwmaNanos;
 
     /** One class's queue, budget, bucket and counters; guarded by the lock. */
     static final class Lane {
@@ -90,6 +93,9 @@ final class Scheduler {
         long serviceTimed;
         /** Response bytes of the completed requests, as far as the adapter knew them. */
         long bytes;
+        /** Session-rate refusals, decaying with a time constant of a second, and when last updated. */
+        private double refusals;
+        private long refusalsNanos;
 
         Lane(ClassPolicy c, int index) {
             this.name = c.name();
@@ -101,6 +107,14 @@ final class Scheduler {
             this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
             this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
             this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
+        }
+
+        /** Counts one more session-rate refusal now; returns the refusals of about the last second. */
+        double recentRefusals(long now) {
+            double age = Math.max(0, now - refusalsNanos) / 1e9;
+            refusals = refusals * Math.exp(-age) + 1;
+            refusalsNanos = now;
+            return refusals;
         }
     }
 
@@ -159,9 +173,33 @@ final class Scheduler {
         return reserves;
     }
 
+    /** Whether new sessions are admitted by the admission law and the queue guard; under the lock. */
+    boolean autoAdmission() {
+        return autoAdmission;
+    }
+
+    /** The mean service time of recent completions, nanoseconds; 0 before any was timed. Under the lock. */
+    double meanServiceNanos() {
+        return serviceEwmaNanos;
+    }
+
+    /** The total concurrency in force; under the lock. */
+    int maxExecuting() {
+        return maxExecuting;
+    }
+
     /** Requests waiting now, all classes; under the lock (admission steps). */
     int queued() {
         return parked;
+    }
+
+    /** Permits held now by the classes above {@code index}; under the lock (admission steps). */
+    int executingAbove(int index) {
+        int n = 0;
+        for (int i = 0; i < index; i++) {
+            n += lanes[i].executing;
+        }
+        return n;
     }
 
     /** Requests waiting now in the classes above {@code index}; under the lock (admission steps). */
@@ -272,8 +310,10 @@ final class Scheduler {
                     t.state = State.COMPLETED;
                     lane.completed++;
                     if (now != NO_TIME) {
-                        lane.serviceNanos += Math.max(0, now - t.grantedNanos);
+                        long took = Math.max(0, now - t.grantedNanos);
+                        lane.serviceNanos += took;
                         lane.serviceTimed++;
+                        serviceEwmaNanos = serviceEwmaNanos == 0 ? took : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
                     }
                     if (bytes > 0) {
                         lane.bytes += bytes;
@@ -378,7 +418,8 @@ final class Scheduler {
     }
 
     /**
-     * The one place settings are clamped: max-executing to {@code max(1, sum of reserves)..100000}, each
+     * The one place settings are clamped: the ceiling to {@code max(1, sum of reserves)..100000}, max-executing
+     * to {@code max(1, sum of reserves)..ceiling}, each
      * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
      * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero. The
      * control settings are not clamped but refused when out of range (a gain that is not a number has no
@@ -390,7 +431,8 @@ final class Scheduler {
                     + lanes.length);
         }
         s.control().check(lanes.length);
-        int max = clamp(s.maxExecuting(), Math.max(1, reserves), 100_000);
+        int ceiling = clamp(s.ceiling(), Math.max(1, reserves), 100_000);
+        int max = clamp(s.maxExecuting(), Math.max(1, reserves), ceiling);
         Settings.ClassSettings[] cs = new Settings.ClassSettings[lanes.length];
         for (int i = 0; i < lanes.length; i++) {
             Settings.ClassSettings c = s.get(i);
@@ -407,7 +449,7 @@ final class Scheduler {
                     : c.delayTarget();
             cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target);
         }
-        return new Settings(max, Arrays.asList(cs), s.control(), source);
+        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source);
     }
 
     private static int clamp(int v, int lo, int hi) {
@@ -417,6 +459,7 @@ final class Scheduler {
     private void applyLocked(Settings s, long now) {
         Settings old = settings;
         maxExecuting = s.maxExecuting();
+        autoAdmission = s.control().admission() == dev.servletqos.policy.ControlPolicy.Admission.AUTO;
         for (int i = 0; i < lanes.length; i++) {
             Lane l = lanes[i];
             Settings.ClassSettings c = s.get(i);
@@ -511,7 +554,10 @@ final class Scheduler {
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
     private Ticket dispatchLocked(Ticket ready, long now) {
         while (parked > 0 && executing < maxExecuting) {
-            Lane lane = pick(false);
+            Lane lane = autoAdmission ? overdue(now) : null;
+            if (lane == null) {
+                lane = pick(false);
+            }
             if (lane == null && borrowing) {
                 lane = pick(true);
             }
@@ -528,6 +574,30 @@ final class Scheduler {
             ready = t;
         }
         return ready;
+    }
+
+    /**
+     * With automatic admission, an admitted session is promised that it finishes: the class whose oldest waiting
+     * request has waited half its maximum wait or more (the longest past it first) is served before any policy
+     * order, on any free permit (reserves still kept), so that a class squeezed out by the classes above it is
+     * served before its requests expire. The classes above see that as delay, and their admission laws admit
+     * fewer sessions. Null when no request is that old.
+     */
+    private Lane overdue(long now) {
+        Lane best = null;
+        long bestOver = 0;
+        for (Lane lane : lanes) {
+            Ticket h = lane.head;
+            if (h == null) {
+                continue;
+            }
+            long over = now - h.enteredNanos - lane.maxWaitNanos / 2;
+            if (over >= 0 && (best == null || over > bestOver) && canStart(lane, true)) {
+                best = lane;
+                bestOver = over;
+            }
+        }
+        return best;
     }
 
     /** The class to serve next among those with waiting requests that may start, by policy; or null. */

@@ -17,12 +17,15 @@ import java.util.Objects;
  * value is applied). Thread-safe (immutable).
  *
  * @param maxExecuting requests executing at once over all classes
+ * @param ceiling      the most {@code maxExecuting} may be: the policy's {@code max-executing} (or
+ *                     {@value dev.servletqos.policy.QosPolicy#DEFAULT_CEILING} without one), lowered to fit the
+ *                     container's threads; the capacity law's upper bound
  * @param classes      per class, highest priority first, in the policy's order
  * @param control      the controller's mode, period, delay statistic, gains and anti-windup (the policy's
  *                     {@code control.*}, changeable live)
  * @param source       who set these settings last
  */
-public record Settings(int maxExecuting, List<ClassSettings> classes, ControlPolicy control, Source source) {
+public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classes, ControlPolicy control, Source source) {
 
     /** Who changed the settings last. */
     public enum Source {
@@ -95,25 +98,29 @@ public record Settings(int maxExecuting, List<ClassSettings> classes, ControlPol
         for (int i = 0; i < c.length; i++) {
             c[i] = c[i].withBudget(budgets[i]);
         }
-        return new Settings(maxExecuting, Arrays.asList(c), control, source);
+        return new Settings(maxExecuting, ceiling, Arrays.asList(c), control, source);
     }
 
     /** A copy with one class's settings replaced. */
     public Settings withClass(int index, ClassSettings c) {
         ClassSettings[] all = classes.toArray(new ClassSettings[0]);
         all[index] = c;
-        return new Settings(maxExecuting, Arrays.asList(all), control, source);
+        return new Settings(maxExecuting, ceiling, Arrays.asList(all), control, source);
     }
 
     public Settings withMaxExecuting(int max) {
-        return new Settings(max, classes, control, source);
+        return new Settings(max, ceiling, classes, control, source);
+    }
+
+    public Settings withCeiling(int c) {
+        return new Settings(maxExecuting, c, classes, control, source);
     }
 
     public Settings withControl(ControlPolicy c) {
-        return new Settings(maxExecuting, classes, c, source);
+        return new Settings(maxExecuting, ceiling, classes, c, source);
     }
 
     public Settings withSource(Source s) {
-        return new Settings(maxExecuting, classes, control, s);
+        return new Settings(maxExecuting, ceiling, classes, control, s);
     }
 }

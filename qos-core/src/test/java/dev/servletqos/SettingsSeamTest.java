@@ -86,7 +86,7 @@ class SettingsSeamTest {
 
     @Test
     void settingsOfAnotherEngineAreRefused() {
-        Settings other = new Settings(4, List.of(engine.settings().get(1), engine.settings().get(0)),
+        Settings other = new Settings(4, 100, List.of(engine.settings().get(1), engine.settings().get(0)),
                 engine.settings().control(), Settings.Source.OPERATOR);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> engine.apply(other, Settings.Source.OPERATOR));

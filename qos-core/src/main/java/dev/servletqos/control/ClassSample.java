@@ -21,10 +21,13 @@ package dev.servletqos.control;
  * @param share         {@code busy / maxExecuting}: the class's share of the total concurrency, 0..1
  * @param queued        requests waiting at the end of the period
  * @param executing     requests holding a permit at the end of the period
+ * @param sessions      new sessions admitted, per second
+ * @param sessionsRefused new sessions refused by admission, per second
  */
 public record ClassSample(String name, int budget, double arrivals, double grants, double completions,
                           double refusals, double meanWait, WaitHistogram waits, double meanService, double bytes,
-                          double busy, double share, int queued, int executing) {
+                          double busy, double share, int queued, int executing, double sessions,
+                          double sessionsRefused) {
 
     /**
      * The queue delay a law measures: the mean for {@code quantile = 0}, else that quantile (e.g. 0.95) of

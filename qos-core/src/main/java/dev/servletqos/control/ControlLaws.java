@@ -82,6 +82,67 @@ public final class ControlLaws {
         return new RelativeDelayLaw(check(gains));
     }
 
+    /**
+     * The capacity law ({@link CapacityLaw}): {@code maxExecuting} from the measured service time against its
+     * no-load baseline, cut when requests queue behind the engine, grown while there is demand and none does,
+     * between the sum of the minimum budgets and {@link Settings#ceiling()}. Budgets that were the whole limit
+     * follow it.
+     */
+    public static ControlLaw capacity() {
+        return new CapacityLaw();
+    }
+
+    /**
+     * The admission law ({@link AdmissionLaw}): per class, the session rate that the permits the classes above
+     * leave can serve at the measured requests per session and service time, scaled by a factor that the
+     * class's 95th-percentile queue delay against its target moves each period. Readings: one per class, output
+     * the session rate (0 = open).
+     */
+    public static ObservableLaw admission() {
+        return new AdmissionLaw();
+    }
+
+    /**
+     * Laws run one after the other in one period, each on the settings the one before returned: capacity first
+     * (the total), then the budget law (the split), then admission (the rates, from the total and split in
+     * force). Its readings are the first observable law's, in the order given.
+     *
+     * @param laws the laws; nulls are skipped
+     */
+    public static ObservableLaw chain(ControlLaw... laws) {
+        java.util.List<ControlLaw> list = new java.util.ArrayList<>();
+        for (ControlLaw l : laws) {
+            if (l != null) {
+                list.add(l);
+            }
+        }
+        ControlLaw[] all = list.toArray(new ControlLaw[0]);
+        return new ObservableLaw() {
+            @Override
+            public Settings next(Sample sample, Settings current) {
+                Settings s = current;
+                for (ControlLaw l : all) {
+                    Settings n = l.next(sample, s);
+                    if (n == null) {
+                        throw new IllegalStateException(l.getClass().getSimpleName() + " returned no settings");
+                    }
+                    s = n;
+                }
+                return s;
+            }
+
+            @Override
+            public java.util.List<LoopReading> readings() {
+                for (ControlLaw l : all) {
+                    if (l instanceof ObservableLaw o) {
+                        return o.readings();
+                    }
+                }
+                return java.util.List.of();
+            }
+        };
+    }
+
     private static Gains check(Gains gains) {
         if (!Double.isFinite(gains.gain()) || !Double.isFinite(gains.zero())) {
             throw new IllegalArgumentException("gains must be finite: g=" + gains.gain() + ", r=" + gains.zero());

@@ -63,7 +63,9 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
                     WaitHistogram.difference(b.waitBuckets(), a.waitBuckets()),
                     service,
                     (b.bytes() - a.bytes()) / seconds, busy, busy / later.maxExecuting(), b.queued(),
-                    b.executing()));
+                    b.executing(), (b.sessionsAdmitted() - a.sessionsAdmitted()) / seconds,
+                    (b.sessionsRefusedQueued() + b.sessionsRefusedRate() - a.sessionsRefusedQueued()
+                            - a.sessionsRefusedRate()) / seconds));
         }
         return new Sample(seconds, later.maxExecuting(), cpu, classes);
     }

@@ -79,7 +79,7 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
     /**
      * The class's queue of waiting requests.
      *
-     * @param maxQueue longest queue ({@code max-queue}); default 100; 0..1000000; a full queue answers 503
+     * @param maxQueue longest queue ({@code max-queue}); default 1000; 0..1000000; a full queue answers 503
      * @param maxWait  longest time a request may wait for a permit ({@code max-wait}); default 10 s; more than
      *                 0, at most 1 h; then 503
      */
@@ -96,7 +96,7 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
         }
 
         Queue resolve(String k) {
-            int q = maxQueue == ClassPolicy.UNSET ? 100 : maxQueue;
+            int q = maxQueue == ClassPolicy.UNSET ? 1000 : maxQueue;
             check(q >= 0 && q <= 1_000_000, k + "max-queue", q, "must be 0..1000000");
             Duration mw = maxWait == null ? Duration.ofSeconds(10) : maxWait;
             check(!mw.isNegative() && !mw.isZero() && mw.compareTo(Duration.ofHours(1)) <= 0, k + "max-wait", mw,

@@ -32,9 +32,18 @@ import java.util.Objects;
  * @param antiWindup    {@code control.anti-windup}: whether the laws stop integrating while a budget is held at
  *                      a limit (the class's {@code min-budget} or {@code max-executing}), so that an error they
  *                      cannot act on does not pile up; default true
+ * @param capacity      {@code control.capacity}: whether the engine finds {@code max-executing} itself (auto, the
+ *                      default when the policy gives no {@code max-executing}; a given one is then its ceiling)
+ *                      or keeps it as configured (fixed, the default when it is given). Null in
+ *                      {@link #DEFAULTS}: the policy's build decides.
+ * @param admission     {@code control.admission}: whether new sessions of every class are admitted at the rate
+ *                      that keeps the class's delay at its target (auto, the default when the policy sets no
+ *                      WebQoS trigger and no session rate) or by the configured triggers and session rates
+ *                      (triggers, the default when any is set). Null in {@link #DEFAULTS}: the policy's build
+ *                      decides.
  */
 public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Gains absolute, Gains relative,
-                            boolean antiWindup) {
+                            boolean antiWindup, Capacity capacity, Admission admission) {
 
     /**
      * The absolute law's default gain, in permits per second of delay error; negative, so that a delay above
@@ -54,7 +63,7 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
     /** Every setting at its default: the controller off. */
     public static final ControlPolicy DEFAULTS = new ControlPolicy(Mode.OFF, DEFAULT_PERIOD, 0,
             new Gains(DEFAULT_ABSOLUTE_GAIN, DEFAULT_ABSOLUTE_ZERO), new Gains(DEFAULT_RELATIVE_GAIN,
-            DEFAULT_RELATIVE_ZERO), true);
+            DEFAULT_RELATIVE_ZERO), true, null, null);
 
     /** The names {@code control.delay} accepts and the quantile each stands for (0: the mean). */
     static final Map<String, Double> DELAYS = delays();
@@ -93,6 +102,48 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
         }
     }
 
+    /** Who sets the total concurrency, {@code max-executing}. */
+    public enum Capacity {
+        /** The capacity law finds it from measured service time, below the configured ceiling. */
+        AUTO("auto"),
+        /** It stays as configured (changed only by an operator). */
+        FIXED("fixed");
+
+        private final String key;
+
+        Capacity(String key) {
+            this.key = key;
+        }
+
+        /** The name used in the policy file. */
+        public String key() {
+            return key;
+        }
+    }
+
+    /** How new sessions are admitted. */
+    public enum Admission {
+        /**
+         * Each class's admission law sets the class's session rate from its measured delay and the capacity the
+         * classes above it leave, and a new session is refused while its class's queue is already longer than
+         * the class's delay target.
+         */
+        AUTO("auto"),
+        /** The WebQoS triggers (j, k) and the configured session rates, as set (paper 004). */
+        TRIGGERS("triggers");
+
+        private final String key;
+
+        Admission(String key) {
+            this.key = key;
+        }
+
+        /** The name used in the policy file. */
+        public String key() {
+            return key;
+        }
+    }
+
     /**
      * The coefficients of one incremental PI law.
      *
@@ -111,28 +162,36 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
     }
 
     public ControlPolicy withMode(Mode m) {
-        return new ControlPolicy(m, period, delayQuantile, absolute, relative, antiWindup);
+        return new ControlPolicy(m, period, delayQuantile, absolute, relative, antiWindup, capacity, admission);
     }
 
     public ControlPolicy withPeriod(Duration p) {
-        return new ControlPolicy(mode, p, delayQuantile, absolute, relative, antiWindup);
+        return new ControlPolicy(mode, p, delayQuantile, absolute, relative, antiWindup, capacity, admission);
     }
 
     /** @param q 0 for the mean delay, else a quantile in (0, 1) */
     public ControlPolicy withDelayQuantile(double q) {
-        return new ControlPolicy(mode, period, q, absolute, relative, antiWindup);
+        return new ControlPolicy(mode, period, q, absolute, relative, antiWindup, capacity, admission);
     }
 
     public ControlPolicy withAbsolute(Gains g) {
-        return new ControlPolicy(mode, period, delayQuantile, g, relative, antiWindup);
+        return new ControlPolicy(mode, period, delayQuantile, g, relative, antiWindup, capacity, admission);
     }
 
     public ControlPolicy withRelative(Gains g) {
-        return new ControlPolicy(mode, period, delayQuantile, absolute, g, antiWindup);
+        return new ControlPolicy(mode, period, delayQuantile, absolute, g, antiWindup, capacity, admission);
     }
 
     public ControlPolicy withAntiWindup(boolean on) {
-        return new ControlPolicy(mode, period, delayQuantile, absolute, relative, on);
+        return new ControlPolicy(mode, period, delayQuantile, absolute, relative, on, capacity, admission);
+    }
+
+    public ControlPolicy withCapacity(Capacity c) {
+        return new ControlPolicy(mode, period, delayQuantile, absolute, relative, antiWindup, c, admission);
+    }
+
+    public ControlPolicy withAdmission(Admission a) {
+        return new ControlPolicy(mode, period, delayQuantile, absolute, relative, antiWindup, capacity, a);
     }
 
     /**
@@ -149,6 +208,8 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
                 period, "must be 100ms..1m");
         ClassPolicy.check(delayQuantile == 0 || (delayQuantile > 0 && delayQuantile < 1), "control.delay",
                 delayQuantile, "must be 0 (the mean) or a quantile between 0 and 1, such as 0.95 for p95");
+        ClassPolicy.check(capacity != null, "control.capacity", "null", "must be auto or fixed");
+        ClassPolicy.check(admission != null, "control.admission", "null", "must be auto or triggers");
         checkGains(absolute, "control.absolute.");
         checkGains(relative, "control.relative.");
     }

@@ -102,8 +102,9 @@ final class PolicyKeys {
                     "The class of a new session that no rule matches.", QosPolicy.Builder::defaultClass),
             global("scheduling", SCHEDULING, of("strict-priority"), SCHEDULING.choiceList(), "",
                     "Which waiting request gets a permit when one frees up.", QosPolicy.Builder::scheduling),
-            global("max-executing", INTEGER, of("16"), "1..100000", "requests",
-                    "Requests executing at once over all classes.", QosPolicy.Builder::maxExecuting),
+            global("max-executing", INTEGER, computed("found by the capacity law, at most 200"), "1..100000",
+                    "requests", "Requests executing at once over all classes; with control.capacity = auto, "
+                    + "the ceiling of the limit the engine finds.", QosPolicy.Builder::maxExecuting),
             global("borrowing", BOOLEAN, of("true"), "", "",
                     "Whether a class may start requests on permits other classes leave idle.",
                     QosPolicy.Builder::borrowing),
@@ -133,7 +134,8 @@ final class PolicyKeys {
             global("admission.reject-status", INTEGER, of("503"), "503 or 429", "",
                     "HTTP status of a refused new session.", QosPolicy.Builder::rejectStatus),
             global("admission.retry-after", DURATION, of("10s"), "0s..1d, rounded up to whole seconds", "",
-                    "The Retry-After header of every refusal.", QosPolicy.Builder::retryAfter)));
+                    "The Retry-After of every refusal; with control.admission = auto, the longest one the "
+                    + "engine computes.", QosPolicy.Builder::retryAfter)));
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
@@ -147,7 +149,7 @@ final class PolicyKeys {
             perClass("reserve", INTEGER, of("0"), "0..the class's budget; all reserves at most max-executing",
                     "permits", "Permits kept free for the class and never lent to others.",
                     ClassPolicy::withReserve),
-            perClass("max-queue", INTEGER, of("100"), "0..1000000", "requests",
+            perClass("max-queue", INTEGER, of("1000"), "0..1000000", "requests",
                     "Longest queue of waiting requests; a request finding it full is refused.",
                     ClassPolicy::withMaxQueue),
             perClass("max-wait", DURATION, of("10s"), "more than 0, at most 1h", "",
@@ -170,11 +172,23 @@ final class PolicyKeys {
     private static final ValueType<ControlPolicy.Mode> MODES = ValueType.oneOf("control mode",
             ControlPolicy.Mode.values(), ControlPolicy.Mode::key);
     private static final ValueType<Double> DELAYS = ValueType.oneOf("delay", ControlPolicy.DELAYS);
+    private static final ValueType<ControlPolicy.Capacity> CAPACITIES = ValueType.oneOf("capacity",
+            ControlPolicy.Capacity.values(), ControlPolicy.Capacity::key);
+    private static final ValueType<ControlPolicy.Admission> ADMISSIONS = ValueType.oneOf("admission",
+            ControlPolicy.Admission.values(), ControlPolicy.Admission::key);
 
     /** Keys {@code control.*}, applied to the {@link ControlPolicy}, which then goes to the builder. */
     static final Section<ControlPolicy> CONTROL = new Section<>("control.", List.of(
             control("mode", MODES, of("off"), MODES.choiceList(), "",
                     "Which feedback law sets the budgets each period, if any.", ControlPolicy::withMode),
+            control("capacity", CAPACITIES, computed("auto without max-executing, else fixed"),
+                    CAPACITIES.choiceList(), "",
+                    "Whether the capacity law finds max-executing (a configured one is then its ceiling).",
+                    ControlPolicy::withCapacity),
+            control("admission", ADMISSIONS, computed("auto unless a trigger or a session-rate is set"),
+                    ADMISSIONS.choiceList(), "",
+                    "Whether each class's admission law sets its session rate from its delay target.",
+                    ControlPolicy::withAdmission),
             control("period", DURATION, of("1s"), "100ms..1m", "", "The sampling period: how often the law runs.",
                     ControlPolicy::withPeriod),
             control("delay", DELAYS, of("mean"), DELAYS.choiceList(), "",

@@ -56,6 +56,8 @@ public final class QosPolicy {
     private final String defaultClass;
     private final Scheduling scheduling;
     private final int maxExecuting;
+    private final int maxExecutingCeiling;
+    private final boolean maxExecutingGiven;
     private final boolean borrowing;
     private final List<Rule> rules;
     private final String tierCookieName;
@@ -72,11 +74,13 @@ public final class QosPolicy {
     private final Duration retryAfter;
     private final ControlPolicy control;
 
-    private QosPolicy(Builder b, List<ClassPolicy> resolved) {
+    private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control) {
         this.classes = List.copyOf(resolved);
         this.defaultClass = b.defaultClass != null ? b.defaultClass : resolved.get(resolved.size() - 1).name();
         this.scheduling = b.scheduling;
-        this.maxExecuting = b.maxExecuting;
+        this.maxExecuting = start;
+        this.maxExecutingCeiling = ceiling;
+        this.maxExecutingGiven = b.maxExecuting != ClassPolicy.UNSET;
         this.borrowing = b.borrowing && b.scheduling != Scheduling.FIXED_CAPACITY;
         this.rules = List.copyOf(b.rules);
         this.tierCookieName = b.tierCookieName;
@@ -91,8 +95,16 @@ public final class QosPolicy {
         this.higherQueuedTrigger = b.higherQueuedTrigger;
         this.rejectStatus = b.rejectStatus;
         this.retryAfter = b.retryAfter;
-        this.control = b.control;
+        this.control = control;
     }
+
+    /** The ceiling of {@code max-executing} when the policy gives none: Tomcat's and Jetty's default thread pools. */
+    public static final int DEFAULT_CEILING = 200;
+    /**
+     * Where the capacity law starts when it finds {@code max-executing} itself (it moves from there within a few
+     * periods), and {@code max-executing} of a fixed capacity that is not configured.
+     */
+    public static final int INITIAL_LIMIT = 16;
 
     public static Builder builder() {
         return new Builder();
@@ -104,7 +116,7 @@ public final class QosPolicy {
         b.classes.addAll(classes);
         b.defaultClass = defaultClass;
         b.scheduling = scheduling;
-        b.maxExecuting = maxExecuting;
+        b.maxExecuting = maxExecutingGiven ? maxExecutingCeiling : ClassPolicy.UNSET;
         b.borrowing = borrowing;
         b.rules.addAll(rules);
         b.tierCookieName = tierCookieName;
@@ -148,9 +160,28 @@ public final class QosPolicy {
         return scheduling;
     }
 
-    /** Requests executing at once over all classes ({@code max-executing}); default 16. */
+    /**
+     * Requests executing at once over all classes when the engine starts: {@code max-executing} as configured
+     * when the capacity is fixed; with {@code control.capacity = auto} the capacity law's starting point,
+     * {@value #INITIAL_LIMIT} or the ceiling if that is lower.
+     */
     public int maxExecuting() {
         return maxExecuting;
+    }
+
+    /**
+     * The most requests that may ever execute at once: the configured {@code max-executing}, or without one
+     * {@value #DEFAULT_CEILING} (the default thread pool of Tomcat and Jetty); the engine lowers it further to fit
+     * the container's threads when the adapter knows them. The ceiling of the capacity law; with a fixed
+     * capacity, equal to {@link #maxExecuting()}.
+     */
+    public int maxExecutingCeiling() {
+        return maxExecutingCeiling;
+    }
+
+    /** Whether the policy configured {@code max-executing} (else the engine finds it). */
+    public boolean maxExecutingGiven() {
+        return maxExecutingGiven;
     }
 
     /** Whether a class may use idle permits beyond its budget ({@code borrowing}); default true, never for fixed-capacity. */
@@ -240,7 +271,7 @@ public final class QosPolicy {
     }
 
     private List<Object> settings() {
-        return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, borrowing, rules, tierCookieName, secret,
+        return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules, tierCookieName, secret,
                 previousSecret, tierCookieMaxAge, sessionCookieName, sessionMaxAge, sessionTableMaxEntries,
                 sessionIdleTimeout, totalQueuedTrigger, higherQueuedTrigger, rejectStatus, retryAfter, control);
     }
@@ -248,7 +279,7 @@ public final class QosPolicy {
     @Override
     public String toString() {
         return "QosPolicy{classes=" + classes + ", default=" + defaultClass + ", scheduling=" + scheduling.key()
-                + ", maxExecuting=" + maxExecuting + ", borrowing=" + borrowing + ", rules=" + rules
+                + ", maxExecuting=" + maxExecuting + ", ceiling=" + maxExecutingCeiling + ", borrowing=" + borrowing + ", rules=" + rules
                 + ", control=" + control + "}";
     }
 
@@ -260,7 +291,7 @@ public final class QosPolicy {
         private final List<ClassPolicy> classes = new ArrayList<>();
         private String defaultClass;
         private Scheduling scheduling = Scheduling.STRICT_PRIORITY;
-        private int maxExecuting = 16;
+        private int maxExecuting = ClassPolicy.UNSET;
         private boolean borrowing = true;
         private final List<Rule> rules = new ArrayList<>();
         private String tierCookieName = "QOSTIER";
@@ -403,8 +434,15 @@ public final class QosPolicy {
             if (classes.isEmpty()) {
                 throw new PolicyException("classes", "", "at least one service class is required");
             }
-            ClassPolicy.check(maxExecuting >= 1 && maxExecuting <= 100_000, "max-executing", maxExecuting,
-                    "must be 1..100000");
+            boolean given = maxExecuting != ClassPolicy.UNSET;
+            ClassPolicy.check(!given || (maxExecuting >= 1 && maxExecuting <= 100_000), "max-executing",
+                    maxExecuting, "must be 1..100000");
+            ClassPolicy.check(control != null, "control", "null", "required");
+            ControlPolicy.Capacity capacity = control.capacity() != null ? control.capacity()
+                    : given ? ControlPolicy.Capacity.FIXED : ControlPolicy.Capacity.AUTO;
+            int ceiling = given ? maxExecuting : capacity == ControlPolicy.Capacity.AUTO ? DEFAULT_CEILING
+                    : INITIAL_LIMIT;
+            int start = capacity == ControlPolicy.Capacity.AUTO ? Math.min(INITIAL_LIMIT, ceiling) : ceiling;
             ClassPolicy.check(totalQueuedTrigger >= 0, "admission.total-queued", totalQueuedTrigger,
                     "must be 0 (off) or more");
             ClassPolicy.check(higherQueuedTrigger >= 0, "admission.higher-queued", higherQueuedTrigger,
@@ -417,14 +455,22 @@ public final class QosPolicy {
                 if (!names.add(c.name())) {
                     throw new PolicyException("classes", c.name(), "class listed twice");
                 }
-                resolved.add(c.resolve(i, maxExecuting, totalQueuedTrigger, higherQueuedTrigger));
+                resolved.add(c.resolve(i, ceiling, totalQueuedTrigger, higherQueuedTrigger));
             }
+            boolean anyTrigger = false;
+            for (ClassPolicy c : resolved) {
+                anyTrigger |= c.admission().totalQueuedTrigger() > 0 || c.admission().higherQueuedTrigger() > 0
+                        || c.admission().sessionRate() > 0;
+            }
+            ControlPolicy.Admission admission = control.admission() != null ? control.admission()
+                    : anyTrigger ? ControlPolicy.Admission.TRIGGERS : ControlPolicy.Admission.AUTO;
+            ControlPolicy resolvedControl = control.withCapacity(capacity).withAdmission(admission);
             int reserves = 0;
             for (ClassPolicy c : resolved) {
                 reserves += c.capacity().reserve();
             }
-            ClassPolicy.check(reserves <= maxExecuting, "class.*.reserve", reserves,
-                    "the reserves add up to more than max-executing (" + maxExecuting + ")");
+            ClassPolicy.check(reserves <= ceiling, "class.*.reserve", reserves,
+                    "the reserves add up to more than max-executing (" + ceiling + ")");
             if (defaultClass != null && !names.contains(defaultClass)) {
                 throw new PolicyException("default-class", defaultClass, "no such class; classes are " + names);
             }
@@ -483,9 +529,8 @@ public final class QosPolicy {
                     "must be 503 or 429");
             ClassPolicy.check(retryAfter != null && !retryAfter.isNegative() && retryAfter.getSeconds() <= 86_400,
                     "admission.retry-after", retryAfter, "must be 0s..1d");
-            ClassPolicy.check(control != null, "control", "null", "required");
-            control.check(classes.size());
-            return new QosPolicy(this, resolved);
+            resolvedControl.check(classes.size());
+            return new QosPolicy(this, resolved, start, ceiling, resolvedControl);
         }
 
         // Browsers cap cookie lifetimes at 400 days (RFC 6265bis); below a second Max-Age would be 0 and delete it.

@@ -200,7 +200,7 @@ class AbsoluteDelayLawTest {
         long[] counts = new long[WaitHistogram.BUCKETS];
         counts[0] = 90;
         counts[WaitHistogram.bucket(2_000_000_000L)] = 10;
-        ClassSample c = new ClassSample("gold", 8, 1, 1, 1, 0, 0.2, WaitHistogram.of(counts), 0.1, 0, 4, 0.5, 0, 4);
+        ClassSample c = new ClassSample("gold", 8, 1, 1, 1, 0, 0.2, WaitHistogram.of(counts), 0.1, 0, 4, 0.5, 0, 4, 0, 0);
         ObservableLaw law = ControlLaws.absolute(ControlLaws.DEFAULT_ABSOLUTE, true);
         law.next(sample(16, c), settings(16, 0.95, cls("gold", 8, 1, 0.5)));
         assertEquals(c.delay(0.95), law.readings().get(0).measured(), 1e-12);
@@ -234,7 +234,7 @@ class AbsoluteDelayLawTest {
                     cs.add(switch (random.nextInt(3)) {
                         case 0 -> ungranted(name, b, random.nextInt(3));
                         case 1 -> new ClassSample(name, b, 1, 1, 1, 0, odd[random.nextInt(odd.length)],
-                                WaitHistogram.empty(), Double.NaN, 0, 0, 0, random.nextInt(3), 0);
+                                WaitHistogram.empty(), Double.NaN, 0, 0, 0, random.nextInt(3), 0, 0, 0);
                         default -> measured(name, b, random.nextDouble() * 5);
                     });
                 }

@@ -26,7 +26,7 @@ final class Fixtures {
     static Settings settings(int maxExecuting, double quantile, ClassSettings... classes) {
         ControlPolicy control = ControlPolicy.DEFAULTS.withMode(Mode.ABSOLUTE).withPeriod(Duration.ofSeconds(5))
                 .withDelayQuantile(quantile);
-        return new Settings(maxExecuting, List.of(classes), control, Settings.Source.POLICY);
+        return new Settings(maxExecuting, 100_000, List.of(classes), control, Settings.Source.POLICY);
     }
 
     /** A class whose granted requests waited {@code delay} seconds each (mean and histogram agree). */
@@ -34,13 +34,13 @@ final class Fixtures {
         long[] counts = new long[WaitHistogram.BUCKETS];
         counts[WaitHistogram.bucket(Math.round(Math.max(0, delay) * 1e9))] = 10;
         return new ClassSample(name, budget, 2, 2, 2, 0, delay, WaitHistogram.of(counts), 0.1, 1000, budget,
-                0.5, 3, budget);
+                0.5, 3, budget, 0, 0);
     }
 
     /** A class none of whose requests was granted, with {@code queued} waiting at the end. */
     static ClassSample ungranted(String name, int budget, int queued) {
         return new ClassSample(name, budget, 0, 0, 0, 0, Double.NaN, WaitHistogram.empty(), Double.NaN, 0, 0, 0,
-                queued, 0);
+                queued, 0, 0, 0);
     }
 
     static Sample sample(int maxExecuting, ClassSample... classes) {

@@ -167,7 +167,7 @@ class RelativeDelayLawTest {
                 cs.add(switch (random.nextInt(3)) {
                     case 0 -> ungranted(c.name(), c.budget(), random.nextInt(3));
                     case 1 -> new ClassSample(c.name(), c.budget(), 1, 1, 1, 0, odd[random.nextInt(odd.length)],
-                            WaitHistogram.empty(), Double.NaN, 0, 0, 0, random.nextInt(3), 0);
+                            WaitHistogram.empty(), Double.NaN, 0, 0, 0, random.nextInt(3), 0, 0, 0);
                     default -> measured(c.name(), c.budget(), random.nextDouble() * 3);
                 });
             }

@@ -42,6 +42,7 @@ final class Recorder {
     private final double[] totalExpiredWait;
     private final double[] totalResponse;
     private final double[] totalService;
+    private final ResponseTimes[] responses;
 
     // series
     private final double[][][] series;
@@ -90,6 +91,10 @@ final class Recorder {
         totalExpiredWait = new double[n];
         totalResponse = new double[n];
         totalService = new double[n];
+        responses = new ResponseTimes[n];
+        for (int i = 0; i < n; i++) {
+            responses[i] = new ResponseTimes();
+        }
         series = new double[n][Metric.values().length][256];
         budget = new double[n];
         engineQueued = new double[n];
@@ -130,6 +135,12 @@ final class Recorder {
         serviceSum[c] += serviceNanos / 1e9;
         totalResponse[c] += responseNanos / 1e9;
         totalService[c] += serviceNanos / 1e9;
+        responses[c].add(now / 1e9, responseNanos / 1e9);
+    }
+
+    /** Every completed request's response time of class {@code c}. */
+    ResponseTimes responses(int c) {
+        return responses[c];
     }
 
     void rejected(int c, Refusal why, boolean firstRequest) {

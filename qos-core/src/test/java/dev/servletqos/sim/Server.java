@@ -27,12 +27,14 @@ final class Server {
     private double v;
     private long last;
     private double slowdown = 1;
+    private int workers;
     private EventLoop.Event next;
 
     Server(EventLoop loop, ServerModel model, Consumer<Call> done) {
         this.loop = loop;
         this.model = model;
         this.done = done;
+        this.workers = model.workers();
     }
 
     /** Schedules the changes of backend speed. */
@@ -41,11 +43,19 @@ final class Server {
             loop.at(s.from().toNanos(), this::speedChanged);
             loop.at(s.to().toNanos(), this::speedChanged);
         }
+        for (ServerModel.WorkerChange w : model.workerChanges()) {
+            loop.at(w.at().toNanos(), () -> {
+                workers = w.workers();
+                advance();
+                startWaiting();
+                plan();
+            });
+        }
     }
 
     /** A request that holds a permit: into service now, or in line for a worker. */
     void serve(Call c) {
-        if (model.workers() > 0 && size >= model.workers()) {
+        if (workers > 0 && size >= workers) {
             waiting.add(c);
         } else {
             begin(c);
@@ -90,16 +100,20 @@ final class Server {
             }
             finished[n++] = c;
         }
-        while (!waiting.isEmpty() && (model.workers() == 0 || size < model.workers())) {
-            Call c = waiting.poll();
-            c.started = loop.now();
-            c.finishV = v + c.work;
-            push(c);
-        }
+        startWaiting();
         plan();
         // After the server's own state is consistent: what the run does next goes through the event queue.
         for (int i = 0; i < n; i++) {
             done.accept(finished[i]);
+        }
+    }
+
+    private void startWaiting() {
+        while (!waiting.isEmpty() && (workers == 0 || size < workers)) {
+            Call c = waiting.poll();
+            c.started = loop.now();
+            c.finishV = v + c.work;
+            push(c);
         }
     }
 

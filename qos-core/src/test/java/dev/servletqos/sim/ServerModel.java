@@ -29,18 +29,26 @@ public final class ServerModel {
     public record Slowdown(Duration from, Duration to, double factor) {
     }
 
-    private static final ServerModel DEFAULTS = new ServerModel(0, 0, Distribution.exponential(), List.of());
+    /** From {@code at} on, the back end has {@code workers} workers. */
+    public record WorkerChange(Duration at, int workers) {
+    }
+
+    private static final ServerModel DEFAULTS = new ServerModel(0, 0, Distribution.exponential(), List.of(),
+            List.of());
 
     private final int workers;
     private final int cores;
     private final Distribution service;
     private final List<Slowdown> slowdowns;
+    private final List<WorkerChange> workerChanges;
 
-    private ServerModel(int workers, int cores, Distribution service, List<Slowdown> slowdowns) {
+    private ServerModel(int workers, int cores, Distribution service, List<Slowdown> slowdowns,
+                        List<WorkerChange> workerChanges) {
         this.workers = workers;
         this.cores = cores;
         this.service = service;
         this.slowdowns = List.copyOf(slowdowns);
+        this.workerChanges = List.copyOf(workerChanges);
     }
 
     /** Unlimited workers, exponential service, no processor sharing, constant speed. */
@@ -53,7 +61,7 @@ public final class ServerModel {
         if (n < 0) {
             throw new IllegalArgumentException("workers must be 0 (unlimited) or more, was " + n);
         }
-        return new ServerModel(n, cores, service, slowdowns);
+        return new ServerModel(n, cores, service, slowdowns, workerChanges);
     }
 
     /** Processor sharing on {@code cores} cores; 0 = off (default). */
@@ -61,12 +69,13 @@ public final class ServerModel {
         if (cores < 0) {
             throw new IllegalArgumentException("cores must be 0 (off) or more, was " + cores);
         }
-        return new ServerModel(workers, cores, service, slowdowns);
+        return new ServerModel(workers, cores, service, slowdowns, workerChanges);
     }
 
     /** The distribution of service times around each step's mean; default exponential. */
     public ServerModel service(Distribution d) {
-        return new ServerModel(workers, cores, Objects.requireNonNull(d, "service distribution"), slowdowns);
+        return new ServerModel(workers, cores, Objects.requireNonNull(d, "service distribution"), slowdowns,
+                workerChanges);
     }
 
     /**
@@ -82,7 +91,28 @@ public final class ServerModel {
         }
         List<Slowdown> s = new ArrayList<>(slowdowns);
         s.add(new Slowdown(from, to, factor));
-        return new ServerModel(workers, cores, service, s);
+        return new ServerModel(workers, cores, service, s, workerChanges);
+    }
+
+    /**
+     * From {@code at} on the back end has {@code n} workers (its capacity changes: a connection pool resized, a
+     * replica lost). Requests in service finish; fewer workers take effect as they do.
+     *
+     * @throws IllegalArgumentException if {@code n} is not positive, {@code at} is negative, or the model has
+     *                                  unlimited workers
+     */
+    public ServerModel workersAt(Duration at, int n) {
+        if (n < 1 || at.isNegative() || workers == 0) {
+            throw new IllegalArgumentException("workersAt needs a limited number of workers, n >= 1 and at >= 0, was "
+                    + n + " at " + at + " (workers " + workers + ")");
+        }
+        List<WorkerChange> c = new ArrayList<>(workerChanges);
+        c.add(new WorkerChange(at, n));
+        return new ServerModel(workers, cores, service, slowdowns, c);
+    }
+
+    public List<WorkerChange> workerChanges() {
+        return workerChanges;
     }
 
     public int workers() {
@@ -115,6 +145,7 @@ public final class ServerModel {
     @Override
     public String toString() {
         return "ServerModel{workers=" + (workers == 0 ? "unlimited" : workers) + ", cores="
-                + (cores == 0 ? "no sharing" : cores) + ", service=" + service + ", slowdowns=" + slowdowns + "}";
+                + (cores == 0 ? "no sharing" : cores) + ", service=" + service + ", slowdowns=" + slowdowns
+                + ", workerChanges=" + workerChanges + "}";
     }
 }

@@ -24,6 +24,7 @@ public final class SimResult {
     private final Map<String, ClassSeries> series;
     private final Map<String, ClassTotals> totals;
     private final Map<String, SimEngine.EngineCounts> engineCounts;
+    private final Map<String, ResponseTimes> responses;
     private final List<String> classes;
     private final long events;
     private final long realNanos;
@@ -31,7 +32,9 @@ public final class SimResult {
 
     SimResult(long seed, double periodSeconds, double loadSeconds, double endSeconds, boolean drained,
               Map<String, ClassSeries> series, Map<String, ClassTotals> totals,
-              Map<String, SimEngine.EngineCounts> engineCounts, long events, long realNanos, long cpuNanos) {
+              Map<String, SimEngine.EngineCounts> engineCounts, Map<String, ResponseTimes> responses, long events,
+              long realNanos, long cpuNanos) {
+        this.responses = Map.copyOf(responses);
         this.seed = seed;
         this.periodSeconds = periodSeconds;
         this.loadSeconds = loadSeconds;
@@ -44,6 +47,15 @@ public final class SimResult {
         this.events = events;
         this.realNanos = realNanos;
         this.cpuNanos = cpuNanos;
+    }
+
+    /** Every completed request's response time of one class, to take percentiles over a stretch of the run. */
+    public ResponseTimes responses(String cls) {
+        ResponseTimes r = responses.get(cls);
+        if (r == null) {
+            throw new IllegalArgumentException("no class " + cls + " in " + classes);
+        }
+        return r;
     }
 
     public long seed() {

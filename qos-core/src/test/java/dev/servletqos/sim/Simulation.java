@@ -110,15 +110,17 @@ public final class Simulation {
         Map<String, ClassSeries> series = new LinkedHashMap<>();
         Map<String, ClassTotals> totals = new LinkedHashMap<>();
         Map<String, SimEngine.EngineCounts> counts = new LinkedHashMap<>();
+        Map<String, ResponseTimes> responses = new LinkedHashMap<>();
         ClassRun[] classes = run.classes();
         for (ClassRun c : classes) {
             String name = c.load.name();
             series.put(name, run.recorder().series(c.index, periodSeconds));
             totals.put(name, run.recorder().totals(c.index));
             counts.put(name, engine.counts(name));
+            responses.put(name, run.recorder().responses(c.index));
         }
         return new SimResult(seed, periodSeconds, run.loadEnd() / 1e9, boundary / 1e9, drained, series, totals,
-                counts, loop.eventsRun(), System.nanoTime() - realStart, cpuNanos() - cpuStart);
+                counts, responses, loop.eventsRun(), System.nanoTime() - realStart, cpuNanos() - cpuStart);
     }
 
     private static long cpuNanos() {

@@ -1,0 +1,144 @@
+package dev.servletqos.control;
+
+import dev.servletqos.Settings;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The admission law: per class, the rate at which new sessions are admitted, so that the class's queue delay
+ * stays at its target given the capacity the classes above it use. Every class has one, the top class too.
+ *
+ * <p>Feed-forward from Little's law: class k may use the permits the classes above it leave,
+ * {@code A_k = maxExecuting - sum of busy_j (j < k)}; at a mean service time {@code s_k} they complete
+ * {@code A_k / s_k} requests a second, which at {@code R_k} requests per session is {@code A_k / (s_k R_k)}
+ * sessions a second. {@code R_k} is measured: the requests of admitted sessions over the sessions admitted,
+ * both summed over the last periods with a forgetting factor of {@value #FORGET} per period (a session's
+ * requests come after its admission, so the ratio of long sums is the one that holds).
+ *
+ * <p>Feedback: the admitted rate is {@code u_k A_k / (s_k R_k)}, and the factor {@code u_k} is moved each period
+ * by the class's delay, {@code u_k <- u_k exp(g e)} with {@code e = (W_k - d_k) / W_k} clamped to
+ * {@code [-1, 1/2]}, {@code d_k} the 95th percentile of the class's queue delay and {@code W_k} its target, gain
+ * {@code g = }{@value #GAIN}. A class late by its target or more loses two fifths of its rate per period; a class
+ * under its target gets its factor back only while the limit was reached (sessions were refused: the rule of
+ * paper 002, so that an unused limit does not wind up), up to {@value #U_MAX} times what the feed-forward
+ * says, which leaves room for the random bursts of a load at capacity. A class with requests waiting and none
+ * granted in a whole period counts as late by the period.
+ *
+ * <p>Until a class has admitted enough sessions to measure {@code R_k} (and completed requests to measure
+ * {@code s_k}), its rate stays open (0, no limit); the engine's queue guard refuses new sessions while the
+ * class's queue is already longer than its target, so a crowd that arrives before the first measurement is
+ * held too. The rate never falls below {@value #MIN_RATE} sessions a second, so a class squeezed out by the
+ * classes above it still admits a session now and then and learns when there is room again.
+ *
+ * <p>Sessions already admitted are not affected: only the first request of a new session meets the rate.
+ *
+ * <p>Not thread-safe: one control task calls {@link #next}; {@link #readings()} may be read from any thread.
+ */
+final class AdmissionLaw implements ObservableLaw {
+
+    /** The gain of the log-domain integral on the delay error. */
+    static final double GAIN = 0.3;
+    /** The most the factor u may reach: the rate at most this many times the feed-forward. */
+    static final double U_MAX = 1.5;
+    /** The least the factor u may reach. */
+    static final double U_MIN = 0.05;
+    /** Forgetting per period of the sums that measure the requests per session. */
+    static final double FORGET = 1.0 / 30;
+    /** Sessions that must have been admitted (in the forgetting sums) before R is trusted. */
+    static final double MIN_SESSIONS = 5;
+    /** The lowest admitted rate, sessions per second. */
+    static final double MIN_RATE = 0.05;
+    /** The queue delay the law holds at each class's target: its 95th percentile. */
+    static final double QUANTILE = 0.95;
+
+    /**
+     * Below this share of the permits busy, with nothing waiting, the server is idle: a class that refused
+     * sessions then gets at least the feed-forward rate back at once (its factor at least 1).
+     */
+    static final double IDLE = 0.8;
+    private String[] names;
+    private double[] factor;
+    private double[] requests;
+    private double[] sessions;
+    private double[] service;
+    private volatile List<LoopReading> readings = List.of();
+
+    @Override
+    public Settings next(Sample sample, Settings current) {
+        int n = current.classes().size();
+        if (!ControlLaws.sameClasses(names, current)) {
+            start(current);
+        }
+        double period = sample.seconds();
+        double above = 0;
+        Settings out = current;
+        List<LoopReading> r = new ArrayList<>(n);
+        // Idle permits and nothing waiting: a class that refused sessions may take them at once.
+        double busy = 0;
+        int waiting = 0;
+        for (ClassSample c : sample.classes()) {
+            busy += Double.isFinite(c.busy()) ? c.busy() : 0;
+            waiting += c.queued();
+        }
+        boolean idle = waiting == 0 && busy < IDLE * current.maxExecuting();
+        for (int k = 0; k < n; k++) {
+            Settings.ClassSettings cs = current.get(k);
+            ClassSample c = ControlLaws.classSample(sample, k, cs.name());
+            double target = ControlLaws.seconds(cs.delayTarget());
+            double available = Math.max(0, current.maxExecuting() - above);
+            double delay = Double.NaN;
+            if (c != null) {
+                if (Double.isFinite(c.busy())) {
+                    above += c.busy();
+                }
+                requests[k] = requests[k] * (1 - FORGET) + Math.max(0, c.arrivals() - c.sessionsRefused()) * period;
+                sessions[k] = sessions[k] * (1 - FORGET) + c.sessions() * period;
+                if (Double.isFinite(c.meanService()) && c.meanService() > 0) {
+                    service[k] = c.meanService();
+                }
+                delay = c.active() ? c.waits().quantile(QUANTILE)
+                        : c.queued() > 0 ? target + period : Double.NaN;
+                if (!Double.isNaN(delay)) {
+                    double e = Math.max(-1, Math.min(0.5, (target - delay) / target));
+                    if (e < 0 || c.sessionsRefused() > 0) {
+                        factor[k] = Math.max(U_MIN, Math.min(U_MAX, factor[k] * Math.exp(GAIN * e)));
+                    }
+                    if (idle && c.sessionsRefused() > 0) {
+                        factor[k] = Math.max(factor[k], 1); // refusing with the permits idle: fill them
+                    }
+                }
+            }
+            double rate = 0;
+            if (sessions[k] >= MIN_SESSIONS && service[k] > 0) {
+                double perSession = Math.max(1, requests[k] / sessions[k]);
+                rate = Math.max(MIN_RATE, factor[k] * available / (service[k] * perSession));
+            }
+            r.add(new LoopReading(cs.name(), target, delay, Double.isNaN(delay) ? Double.NaN : target - delay, rate,
+                    factor[k] <= U_MIN || factor[k] >= U_MAX));
+            int burst = (int) Math.max(1, Math.ceil(rate * Math.max(period, 1e-3)));
+            if (rate != cs.sessionRate() || (rate > 0 && burst != cs.sessionBurst())) {
+                out = out.withClass(k, cs.withSessionRate(rate, rate > 0 ? burst : cs.sessionBurst()));
+            }
+        }
+        readings = List.copyOf(r);
+        return out == current ? current : out.withSource(Settings.Source.CONTROLLER);
+    }
+
+    @Override
+    public List<LoopReading> readings() {
+        return readings;
+    }
+
+    private void start(Settings current) {
+        int n = current.classes().size();
+        names = new String[n];
+        factor = new double[n];
+        requests = new double[n];
+        sessions = new double[n];
+        service = new double[n];
+        for (int k = 0; k < n; k++) {
+            names[k] = current.get(k).name();
+            factor[k] = U_MAX;
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package dev.servletqos.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.policy.QosPolicy;
+import java.io.IOException;
+import java.io.StringReader;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 8's cases in the simulator: the minimal policy (classes, rules, delay targets, nothing measured) in
+ * front of a back end of fixed concurrency, sessions of a login plus five requests. The engine must find the
+ * back end's capacity and admit each class at the rate that keeps its delay.
+ */
+class SelfTuningTest {
+
+    /** The policy an operator writes: no max-executing, no triggers, no budgets, no rates. */
+    static final String MINIMAL = String.join("\n",
+            "classes = premium, basic",
+            "default-class = basic",
+            "class.premium.delay-target = 250ms",
+            "class.basic.delay-target = 1s",
+            "rule.1.type = header",
+            "rule.1.header = " + SimEngine.CLASS_HEADER,
+            "rule.1.value = premium",
+            "rule.1.class = premium",
+            "tier-cookie.secret = " + SimEngine.SECRET,
+            "session-table.max-entries = 1000000");
+
+    /** The back end: this many connections (the sample shop's pool). */
+    static final int CONNECTIONS = 16;
+    /** A request's mean service time at the back end. */
+    static final Duration SERVICE = Duration.ofMillis(50);
+    /** Requests per session: a login and five more. */
+    static final int REQUESTS = 6;
+    /** Sessions per second the back end completes: 16 / (6 x 50 ms). */
+    static final double CAPACITY = CONNECTIONS / (REQUESTS * 0.050);
+    /** Premium's share of new sessions. */
+    static final double PREMIUM_SHARE = 0.2;
+    static final Duration THINK = Duration.ofSeconds(1);
+
+    static QosPolicy minimalPolicy() {
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(MINIMAL));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return PolicyParser.parse(p, "minimal policy");
+    }
+
+    static Workload workload(double overload, Duration duration, ServerModel server) {
+        SessionProfile session = SessionProfile.of(REQUESTS, SERVICE, THINK);
+        double rate = overload * CAPACITY;
+        return Workload.builder().duration(duration)
+                .add(ClassLoad.open("premium", rate * PREMIUM_SHARE).session(session))
+                .add(ClassLoad.open("basic", rate * (1 - PREMIUM_SHARE)).session(session))
+                .server(server).build();
+    }
+
+    static ServerModel backEnd() {
+        return ServerModel.defaults().workers(CONNECTIONS);
+    }
+
+    /** What a run shows, over the stretch {@code from..to} seconds of it. */
+    record Figures(double premiumCompleted, double basicCompleted, double premiumAdmittedCompleted,
+                   double premiumP95, double sessionsPerSecond, long laterRefusals, long failed,
+                   long queueFull, long expired, double premiumRefused, double basicRefused) {
+
+        static Figures of(SimResult r, double from, double to) {
+            ClassTotals p = r.totals("premium");
+            ClassTotals b = r.totals("basic");
+            double premiumAdmitted = p.sessionsStarted() - p.sessionsRefused();
+            double completedPerSecond = (sum(r, "premium", Metric.SESSIONS_COMPLETED, from, to)
+                    + sum(r, "basic", Metric.SESSIONS_COMPLETED, from, to)) / (to - from);
+            return new Figures((double) p.sessionsCompleted() / p.sessionsStarted(),
+                    (double) b.sessionsCompleted() / b.sessionsStarted(),
+                    p.sessionsCompleted() / premiumAdmitted,
+                    r.responses("premium").quantile(0.95, from, to), completedPerSecond,
+                    p.laterAdmissionRefusals() + b.laterAdmissionRefusals(), p.sessionsFailed() + b.sessionsFailed(),
+                    p.rejections() - p.sessionRefusals() + b.rejections() - b.sessionRefusals(),
+                    p.expirations() + b.expirations(), (double) p.sessionsRefused() / p.sessionsStarted(),
+                    (double) b.sessionsRefused() / b.sessionsStarted());
+        }
+
+        static double sum(SimResult r, String cls, Metric m, double from, double to) {
+            double[] t = r.time();
+            double[] v = r.series(cls).values(m);
+            double s = 0;
+            for (int i = 0; i < v.length; i++) {
+                if (t[i] > from && t[i] <= to) {
+                    s += v[i];
+                }
+            }
+            return s;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "premium %.1f %% of sessions (%.2f %% of admitted), basic %.1f %%, "
+                    + "premium p95 %.0f ms, %.1f sessions/s (%.2f of capacity), later refusals %d, failed %d (queue full %d, expired %d), refused premium %.1f %% basic %.1f %%",
+                    100 * premiumCompleted, 100 * premiumAdmittedCompleted, 100 * basicCompleted,
+                    1000 * premiumP95, sessionsPerSecond, sessionsPerSecond / CAPACITY, laterRefusals, failed,
+                    queueFull, expired, 100 * premiumRefused, 100 * basicRefused);
+        }
+    }
+
+    @Test
+    void theMinimalPolicyIsValidAndLeavesEveryNumberToTheEngine() {
+        QosPolicy p = minimalPolicy();
+        assertEquals(dev.servletqos.policy.ControlPolicy.Capacity.AUTO, p.control().capacity());
+        assertEquals(dev.servletqos.policy.ControlPolicy.Admission.AUTO, p.control().admission());
+        assertEquals(QosPolicy.DEFAULT_CEILING, p.maxExecutingCeiling());
+    }
+
+    @Test
+    void atCapacityBothClassesCompleteTheirSessions() {
+        SimResult r = Simulation.run(minimalPolicy(), workload(1, Duration.ofSeconds(120), backEnd()), 1);
+        Figures f = Figures.of(r, 20, 120);
+        System.out.println("1x: " + f);
+        assertTrue(f.premiumCompleted() >= 0.98, f.toString());
+        assertTrue(f.basicCompleted() >= 0.98, f.toString());
+        assertEquals(0, f.laterRefusals(), f.toString());
+    }
+
+    @Test
+    void atFourAndTenTimesCapacityPremiumIsServedWithinItsTarget() {
+        for (double overload : new double[] {4, 10}) {
+            SimResult r = Simulation.run(minimalPolicy(), workload(overload, Duration.ofSeconds(120), backEnd()), 1);
+            Figures f = Figures.of(r, 20, 120);
+            System.out.println(overload + "x: " + f + " " + limits(r));
+            if (Boolean.getBoolean("dump")) {
+                dump(r, 3);
+            }
+            assertTrue(f.premiumAdmittedCompleted() >= 0.995, overload + "x: " + f);
+            assertTrue(f.premiumP95() <= 3 * 0.250, overload + "x: " + f);
+            assertTrue(f.sessionsPerSecond() >= 0.95 * CAPACITY, overload + "x: " + f);
+            assertEquals(0, f.laterRefusals(), overload + "x: " + f);
+        }
+    }
+
+    @Test
+    void whenTheBackEndLosesHalfItsConnectionsTheLimitFollowsWithinTenPeriods() {
+        ServerModel server = backEnd().workersAt(Duration.ofSeconds(60), CONNECTIONS / 2)
+                .workersAt(Duration.ofSeconds(120), CONNECTIONS);
+        for (double overload : new double[] {4, 10}) {
+            SimResult r = Simulation.run(minimalPolicy(), workload(overload, Duration.ofSeconds(180), server), 1);
+            double[] limit = r.series("premium").values(Metric.BUDGET);
+            System.out.println(overload + "x halved: " + limits(r));
+            if (Boolean.getBoolean("dump")) {
+                dump(r, 2);
+            }
+            // within 10 periods of each change the limit is where the back end's connections are
+            follows(limit, 70, 120, CONNECTIONS / 2);
+            follows(limit, 130, 180, CONNECTIONS);
+            // case 2's figures 10 periods after each change, and 0.9 of the capacity over the whole phase
+            holds(r, overload + "x, full", 20, 60, CAPACITY, 0.95);
+            holds(r, overload + "x, halved", 70, 120, CAPACITY / 2, 0.95);
+            holds(r, overload + "x, recovered", 130, 180, CAPACITY, 0.95);
+            throughput(r, overload + "x, halving", 60, 120, CAPACITY / 2, 0.9);
+            throughput(r, overload + "x, recovering", 120, 180, CAPACITY, 0.9);
+        }
+    }
+
+    @Test
+    void whenEveryRequestOfTheBackEndTakesTwiceAsLongTheLimitStays() {
+        // half the capacity again, but by slowness: the right limit is still the number of connections
+        ServerModel server = backEnd().slowdown(Duration.ofSeconds(60), Duration.ofSeconds(120), 2);
+        SimResult r = Simulation.run(minimalPolicy(), workload(4, Duration.ofSeconds(180), server), 1);
+        double[] limit = r.series("premium").values(Metric.BUDGET);
+        System.out.println("4x slowed: " + limits(r));
+        follows(limit, 70, 120, CONNECTIONS);
+        holds(r, "4x, slowed", 70, 120, CAPACITY / 2, 0.95);
+        throughput(r, "4x, slowing", 60, 120, CAPACITY / 2, 0.9);
+        throughput(r, "4x, recovering", 120, 180, CAPACITY, 0.9);
+    }
+
+    /** Completed sessions per second over {@code from..to} are at least {@code share} of {@code capacity}. */
+    static void throughput(SimResult r, String what, double from, double to, double capacity, double share) {
+        Figures f = Figures.of(r, from, to);
+        String m = what + ": " + f + String.format(Locale.ROOT, " (capacity here %.1f)", capacity);
+        System.out.println(m);
+        assertTrue(f.sessionsPerSecond() >= share * capacity, m);
+    }
+
+    /** Case 2's figures over {@code from..to}, against {@code capacity} sessions/s. */
+    static void holds(SimResult r, String what, double from, double to, double capacity, double share) {
+        Figures f = Figures.of(r, from, to);
+        String m = what + ": " + f + String.format(Locale.ROOT, " (capacity here %.1f)", capacity);
+        System.out.println(m);
+        assertTrue(f.premiumAdmittedCompleted() >= 0.995, m);
+        assertTrue(f.premiumP95() <= 3 * 0.250, m);
+        assertTrue(f.sessionsPerSecond() >= share * capacity, m);
+        assertEquals(0, f.laterRefusals(), m);
+        assertEquals(0, f.failed(), m);
+    }
+
+    /**
+     * The limit over periods {@code from..to} follows a back end of {@code connections}: its median from
+     * {@code connections} to 1.5 times as many (a little queue in the back end keeps every connection busy), no
+     * period below three quarters or above twice as many.
+     */
+    static void follows(double[] limit, int from, int to, int connections) {
+        double[] v = java.util.Arrays.copyOfRange(limit, from, Math.min(to, limit.length));
+        for (int i = 0; i < v.length; i++) {
+            assertTrue(v[i] >= 0.75 * connections && v[i] <= 2 * connections, "period " + (from + i) + ": limit "
+                    + v[i] + " for " + connections + " connections");
+        }
+        java.util.Arrays.sort(v);
+        double median = v[v.length / 2];
+        assertTrue(median >= connections && median <= 1.5 * connections, "periods " + from + ".." + to
+                + ": median limit " + median + " for " + connections + " connections");
+    }
+
+    static void dump(SimResult r, int every) {
+        double[] t = r.time();
+        for (int i = 0; i < t.length; i += every) {
+            StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "t=%5.0f", t[i]));
+            for (String c : r.classes()) {
+                ClassSeries s = r.series(c);
+                b.append(String.format(Locale.ROOT, " | %s arr %4.0f d95 %5.3f q %4.0f ex %3.0f b %3.0f sS %3.0f sR %3.0f",
+                        c, s.values(Metric.ARRIVALS)[i], s.values(Metric.QUEUE_DELAY_P95)[i],
+                        s.values(Metric.QUEUED)[i], s.values(Metric.EXECUTING)[i], s.values(Metric.BUDGET)[i],
+                        s.values(Metric.SESSIONS_STARTED)[i], s.values(Metric.SESSIONS_REFUSED)[i]));
+            }
+            System.out.println(b);
+        }
+    }
+
+    static String limits(SimResult r) {
+        List<String> l = new ArrayList<>();
+        double[] b = r.series("premium").values(Metric.BUDGET);
+        for (int i = 0; i < b.length; i += 5) {
+            l.add(String.valueOf((int) b[i]));
+        }
+        return "limit " + l;
+    }
+}
