@@ -37,7 +37,7 @@ import java.util.List;
 final class AdmissionLaw implements ObservableLaw {
 
     /** The gain of the log-domain integral on the delay error. */
-    static final double GAIN = 0.3;
+    static final double GAIN = 0.2;
     /** The most the factor u may reach: the rate at most this many times the feed-forward. */
     static final double U_MAX = 1.5;
     /** The least the factor u may reach. */
