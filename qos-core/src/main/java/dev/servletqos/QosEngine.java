@@ -264,6 +264,29 @@ public final class QosEngine {
     }
 
     /**
+     * Tells the engine how many worker threads the container has: the ceiling of {@code max-executing} becomes
+     * at most {@code threads} minus an eighth of them (at least 2), because a resumed request is a new task on
+     * the same pool and the container needs threads of its own. Adapters call it at start when they can read
+     * the pool's size (Tomcat's connectors, Jetty's server thread pool); the filter cannot. Only with
+     * {@code control.capacity = auto}: a fixed {@code max-executing} stays as configured (the adapters warn when
+     * it is not below the pool).
+     *
+     * @return the ceiling now in force
+     * @throws IllegalArgumentException if {@code threads} is below 1
+     */
+    public int fitToThreads(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads = " + threads + ": must be at least 1");
+        }
+        int room = Math.max(1, threads - Math.max(2, threads / 8));
+        if (settings().control().capacity() != dev.servletqos.policy.ControlPolicy.Capacity.AUTO) {
+            return settings().ceiling();
+        }
+        update(s -> s.withCeiling(Math.min(s.ceiling(), room)));
+        return settings().ceiling();
+    }
+
+    /**
      * Sets a class's new-session rate and bucket depth.
      *
      * @param perSecond new sessions per second; 0 = no limit

@@ -418,7 +418,8 @@ final class Scheduler {
     }
 
     /**
-     * The one place settings are clamped: the ceiling to {@code max(1, sum of reserves)..100000}, max-executing
+     * The one place settings are clamped: the ceiling to {@code max(1, sum of reserves)..100000} (raised to an
+     * operator's max-executing, never to the controller's), max-executing
      * to {@code max(1, sum of reserves)..ceiling}, each
      * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
      * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero. The
@@ -431,7 +432,9 @@ final class Scheduler {
                     + lanes.length);
         }
         s.control().check(lanes.length);
-        int ceiling = clamp(s.ceiling(), Math.max(1, reserves), 100_000);
+        // the ceiling bounds the controller; an operator's (or the policy's) max-executing above it raises it
+        int ceiling = clamp(source == Settings.Source.CONTROLLER ? s.ceiling() : Math.max(s.ceiling(),
+                s.maxExecuting()), Math.max(1, reserves), 100_000);
         int max = clamp(s.maxExecuting(), Math.max(1, reserves), ceiling);
         Settings.ClassSettings[] cs = new Settings.ClassSettings[lanes.length];
         for (int i = 0; i < lanes.length; i++) {

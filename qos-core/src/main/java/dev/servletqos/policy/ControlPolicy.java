@@ -38,7 +38,7 @@ import java.util.Objects;
  *                      {@link #DEFAULTS}: the policy's build decides.
  * @param admission     {@code control.admission}: whether new sessions of every class are admitted at the rate
  *                      that keeps the class's delay at its target (auto, the default when the policy sets no
- *                      WebQoS trigger and no session rate) or by the configured triggers and session rates
+ *                      max-executing, no WebQoS trigger and no session rate) or by the configured triggers and session rates
  *                      (triggers, the default when any is set). Null in {@link #DEFAULTS}: the policy's build
  *                      decides.
  */

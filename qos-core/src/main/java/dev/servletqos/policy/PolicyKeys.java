@@ -185,7 +185,7 @@ final class PolicyKeys {
                     CAPACITIES.choiceList(), "",
                     "Whether the capacity law finds max-executing (a configured one is then its ceiling).",
                     ControlPolicy::withCapacity),
-            control("admission", ADMISSIONS, computed("auto unless a trigger or a session-rate is set"),
+            control("admission", ADMISSIONS, computed("auto unless max-executing, a trigger or a session-rate is set"),
                     ADMISSIONS.choiceList(), "",
                     "Whether each class's admission law sets its session rate from its delay target.",
                     ControlPolicy::withAdmission),

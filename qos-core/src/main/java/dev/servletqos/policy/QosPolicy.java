@@ -462,8 +462,10 @@ public final class QosPolicy {
                 anyTrigger |= c.admission().totalQueuedTrigger() > 0 || c.admission().higherQueuedTrigger() > 0
                         || c.admission().sessionRate() > 0;
             }
+            // a policy that gives numbers of its own (a limit, triggers, rates) keeps the static admission it was
+            // written for; one that gives none is admitted by the laws
             ControlPolicy.Admission admission = control.admission() != null ? control.admission()
-                    : anyTrigger ? ControlPolicy.Admission.TRIGGERS : ControlPolicy.Admission.AUTO;
+                    : anyTrigger || given ? ControlPolicy.Admission.TRIGGERS : ControlPolicy.Admission.AUTO;
             ControlPolicy resolvedControl = control.withCapacity(capacity).withAdmission(admission);
             int reserves = 0;
             for (ClassPolicy c : resolved) {

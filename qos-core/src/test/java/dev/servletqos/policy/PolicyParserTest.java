@@ -117,13 +117,32 @@ class PolicyParserTest {
     }
 
     @Test
+    void numbersTheOperatorGivesKeepTheStaticModes() {
+        QosPolicy p = parse("classes = a, b\nmax-executing = 24\nadmission.total-queued = 10");
+        assertEquals(ControlPolicy.Capacity.FIXED, p.control().capacity());
+        assertEquals(ControlPolicy.Admission.TRIGGERS, p.control().admission());
+        assertEquals(24, p.maxExecuting());
+        assertEquals(ControlPolicy.Admission.TRIGGERS, parse("classes = a\nmax-executing = 8").control().admission());
+        QosPolicy ceiling = parse("classes = a, b\nmax-executing = 24\ncontrol.capacity = auto");
+        assertEquals(24, ceiling.maxExecutingCeiling());
+        assertEquals(16, ceiling.maxExecuting(), "the law starts below the ceiling");
+        assertEquals(ControlPolicy.Admission.TRIGGERS,
+                parse("classes = a\nclass.a.session-rate = 5").control().admission());
+        assertFails("classes = a\ncontrol.capacity = guess", "control.capacity = guess");
+    }
+
+    @Test
     void onlyClassesGivesDefaults() {
         QosPolicy p = PolicyParser.load(resource("minimal.properties"), VARIABLES::get);
 
         assertEquals(List.of("premium", "basic"), names(p));
         assertEquals("basic", p.defaultClass());
         assertEquals(QosPolicy.Scheduling.STRICT_PRIORITY, p.scheduling());
-        assertEquals(16, p.maxExecuting());
+        // nothing measured in the policy: the engine finds max-executing (from 16, at most 200) and admission rates
+        assertEquals(QosPolicy.INITIAL_LIMIT, p.maxExecuting());
+        assertEquals(QosPolicy.DEFAULT_CEILING, p.maxExecutingCeiling());
+        assertEquals(ControlPolicy.Capacity.AUTO, p.control().capacity());
+        assertEquals(ControlPolicy.Admission.AUTO, p.control().admission());
         assertTrue(p.borrowing());
         assertEquals(List.of(), p.rules());
         assertEquals("QOSTIER", p.tierCookieName());
@@ -145,11 +164,11 @@ class PolicyParserTest {
         assertEquals(new ControlPolicy.Gains(0.3, 0.05), p.control().relative());
         assertTrue(p.control().antiWindup());
         for (ClassPolicy c : p.classes()) {
-            assertEquals(16, c.capacity().budget(), c.name());
+            assertEquals(QosPolicy.DEFAULT_CEILING, c.capacity().budget(), c.name() + ": all permits");
             assertEquals(1, c.capacity().minBudget(), c.name());
             assertEquals(1, c.capacity().weight(), c.name());
             assertEquals(0, c.capacity().reserve(), c.name());
-            assertEquals(100, c.queue().maxQueue(), c.name());
+            assertEquals(1000, c.queue().maxQueue(), c.name());
             assertEquals(Duration.ofSeconds(10), c.queue().maxWait(), c.name());
             assertEquals(Duration.ofSeconds(1), c.delay().target(), c.name());
             assertEquals(0.0, c.admission().sessionRate(), c.name());
@@ -365,7 +384,7 @@ class PolicyParserTest {
         assertFails("classes = a\ncontrol.antiWindup = false",
                 "control.antiWindup = false: unknown key; did you mean control.anti-windup?");
         assertFails("classes = a\ncontrol.windup = false",
-                "control.windup = false: unknown key; controller keys are control.mode, control.period");
+                "control.windup = false: unknown key; controller keys are control.mode, control.capacity, control.admission, control.period");
     }
 
     @Test

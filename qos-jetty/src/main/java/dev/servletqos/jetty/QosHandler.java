@@ -324,6 +324,9 @@ public class QosHandler extends Handler.Wrapper {
         engine = e;
         published = context != null ? context : server;
         published.setAttribute(ENGINE_ATTRIBUTE, e);
+        if (server.getThreadPool() instanceof ThreadPool.SizedThreadPool pool && pool.getMaxThreads() > 0) {
+            e.fitToThreads(pool.getMaxThreads());
+        }
         e.start(new JettyPeriodic(server.getScheduler()));
         started = e;
         try {

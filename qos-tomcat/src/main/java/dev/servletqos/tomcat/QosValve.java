@@ -128,6 +128,10 @@ public class QosValve extends ValveBase {
             });
             executor = ownExecutor;
         }
+        int threads = connectorThreads();
+        if (threads > 0) {
+            engine.fitToThreads(threads);
+        }
         engine.start(Periodic.on(executor));
         warnAboutFiltersSkippedOnResume();
         log.info("servlet-qos: " + p.classes().size() + " classes, " + p.scheduling().key() + ", max-executing "
@@ -184,6 +188,25 @@ public class QosValve extends ValveBase {
             }
         }
         return PolicyParser.load(file, PolicyParser.adapterOverrides(maxExecuting, scheduling, defaultClass));
+    }
+
+    /** The fewest worker threads of the service's connectors (their executor's or their own), or 0 if unknown. */
+    private int connectorThreads() {
+        Container c = getContainer();
+        while (c != null && !(c instanceof Engine)) {
+            c = c.getParent();
+        }
+        if (c == null || ((Engine) c).getService() == null) {
+            return 0;
+        }
+        int least = 0;
+        for (org.apache.catalina.connector.Connector connector : ((Engine) c).getService().findConnectors()) {
+            if (connector.getProtocolHandler() instanceof org.apache.coyote.AbstractProtocol<?> protocol
+                    && protocol.getMaxThreads() > 0) {
+                least = least == 0 ? protocol.getMaxThreads() : Math.min(least, protocol.getMaxThreads());
+            }
+        }
+        return least;
     }
 
     private ScheduledExecutorService utilityExecutor() {

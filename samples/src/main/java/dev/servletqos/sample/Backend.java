@@ -1,6 +1,7 @@
 package dev.servletqos.sample;
 
 import java.util.Locale;
+import java.util.concurrent.Semaphore;
 
 /**
  * The speed of the shop's simulated back end, changeable while the shop serves: a factor on every back-end
@@ -8,8 +9,18 @@ import java.util.Locale;
  * the application's own work and does not change. One per shop (servlet context), read by every page on every
  * request; set in-process by the demo ({@code ShopServer.backend()}) or by an operator on the same machine with
  * {@code POST /admin/backend?factor=2} ({@link BackendServlet}). Thread-safe.
+ *
+ * <p>The back end has {@value #CONNECTIONS} connections, like a JDBC pool: a page holds one for its back-end wait,
+ * and a page that finds them all taken waits for one, holding its worker thread (in arrival order). So the
+ * shop's capacity is set by its back end, as a real shop's is, and requests beyond it queue inside the
+ * application, where service classes mean nothing, unless the engine holds them back.
  */
 public final class Backend {
+
+    /** The back end's connections. */
+    public static final int CONNECTIONS = 16;
+
+    private final Semaphore connections = new Semaphore(CONNECTIONS, true);
 
     /** The lowest factor: ten times faster than normal. */
     public static final double MIN_FACTOR = 0.1;
@@ -17,6 +28,28 @@ public final class Backend {
     public static final double MAX_FACTOR = 20;
 
     private volatile double factor = 1;
+
+    /**
+     * Holds a back-end connection for {@code nanos} (waiting for one first if all are taken).
+     */
+    public void call(long nanos) {
+        if (nanos <= 0) {
+            return;
+        }
+        try {
+            connections.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        try {
+            Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            connections.release();
+        }
+    }
 
     /** The factor now (default 1). */
     public double factor() {

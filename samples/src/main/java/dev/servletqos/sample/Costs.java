@@ -63,6 +63,15 @@ public final class Costs {
         }
     }
 
+    /**
+     * Burns the cost's CPU, scaled, then holds one of the {@code backend}'s connections for its wait, scaled and
+     * multiplied by the back end's speed now.
+     */
+    public void spend(Cost cost, Backend backend) {
+        cpu(cost.cpuMillis() * scale);
+        backend.call(Math.round(cost.waitMillis() * scale * backend.factor() * 1_000_000));
+    }
+
     /** Milliseconds of worker thread one session of the shop's workload holds at full content and this scale. */
     public double sessionMillis() {
         return scale * ShopWorkload.SHOP.cost(false).millis(1);

@@ -44,7 +44,11 @@ final class ShopServlets {
         /** Spends a page's cost at the back end's speed now. */
         void spend(Cost cost) {
             Backend backend = (Backend) getServletContext().getAttribute(Shop.BACKEND_ATTRIBUTE);
-            costs().spend(cost, backend == null ? 1 : backend.factor());
+            if (backend == null) {
+                costs().spend(cost, 1);
+            } else {
+                costs().spend(cost, backend);
+            }
         }
 
         Catalog catalog() {

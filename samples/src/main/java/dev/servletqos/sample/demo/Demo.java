@@ -78,11 +78,12 @@ public final class Demo {
     }
 
     /**
-     * Sessions per second the shop completes when its permits are always busy: max-executing divided by the
-     * worker time one session holds (the cost model, full content).
+     * Sessions per second the shop completes when its back end is always busy: its connections (or a fixed
+     * max-executing, if lower) divided by the worker time one session holds (the cost model, full content).
      */
     public static double nominalCapacity(ShopConfig config) {
-        return LoadGenerator.WORKLOAD.capacity(config.policy().maxExecuting(), config.costs().scale(), 1);
+        int concurrency = Math.min(dev.servletqos.sample.Backend.CONNECTIONS, config.policy().maxExecutingCeiling());
+        return LoadGenerator.WORKLOAD.capacity(concurrency, config.costs().scale(), 1);
     }
 
     /**
@@ -113,7 +114,7 @@ public final class Demo {
                 steps(), LoadGenerator.WORKLOAD.requests(false), settings.config().costs().sessionMillis(),
                 settings.config().costs().scale());
         log.printf(Locale.ROOT, "capacity %.1f sessions/s (%s); profile:", capacity,
-                settings.capacity() > 0 ? "--capacity" : "max-executing / session worker time");
+                settings.capacity() > 0 ? "--capacity" : "back-end connections / session worker time");
         for (Profile.Phase p : settings.profile().phases()) {
             log.printf(Locale.ROOT, " %s %.0fs at %s (%.0f sessions/s)", p.name(), p.seconds(), p.describe(),
                     p.multiple() * capacity);

@@ -79,10 +79,10 @@ class DemoSmokeTest {
         for (String key : new String[] {"\"capacity\"", "\"profile\"", "\"runs\"", "\"headline\"", "\"phases\"",
                 "\"qos\": \"on\"", "\"qos\": \"off\"", "\"name\": \"crowd\"", "\"premium\"", "\"basic\"",
                 "\"completedPerSecond\"", "\"completedPercent\"", "\"p95DelayMillis\"", "\"delayTargetMillis\"",
-                "\"refused\"", "\"degradedResponses\": 0", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": 16",
+                "\"refused\"", "\"degradedResponses\": 0", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": ",
                 "\"backendFactor\": 2", "\"capacityAtBackend\"", "\"queueDelayP95Millis\"", "\"p95QueueDelayMillis\"",
-                "\"controlMode\": \"absolute\"", "\"settingsSource\": \"controller\"", "\"workload\""}) {
-            assertTrue(json.contains(key), key + " in\n" + json.substring(0, Math.min(json.length(), 3000)));
+                "\"controlMode\": \"off\"", "\"settingsSource\": \"controller\"", "\"workload\""}) {
+            assertTrue(json.contains(key), key + " is missing from the summary");
         }
     }
 
