@@ -27,7 +27,8 @@ import dev.servletqos.Settings;
  * requests). A back end that got slower for every request (not one that queues) is told apart by what the
  * law's own cuts do: when the number of requests in service fell by a fifth or more and the service time did not
  * follow ({@code d ln T / d ln N < }{@value #ELASTIC}), the service time does not depend on the concurrency, so it
- * is the new baseline. A back end that got faster lowers the baseline; one with more connections shows no rise
+ * is the new baseline; so it is when a cut did not bring the ratio down by a tenth (the limit may be at its floor
+ * and unable to move). A back end that got faster lowers the baseline; one with more connections shows no rise
  * as the limit grows.
  *
  * <p>Budgets: a class whose budget was the whole limit keeps the whole new limit (the default: every class may
@@ -63,6 +64,8 @@ final class CapacityLaw implements ControlLaw {
     private int periods;
     private double lastInService = Double.NaN;
     private double lastService = Double.NaN;
+    private double lastRatio = Double.NaN;
+    private boolean cut;
     private volatile double ratio = Double.NaN;
 
     @Override
@@ -106,9 +109,12 @@ final class CapacityLaw implements ControlLaw {
             baseline = Math.min(baseline, history[i]);
         }
         double r = service / baseline;
-        if (r > 1 + HIGH && lastInService > 0 && inService > 0 && lastService > 0
-                && Math.abs(Math.log(inService / lastInService)) >= Math.log(MOVED)) {
-            double elasticity = Math.log(service / lastService) / Math.log(inService / lastInService);
+        boolean moved = lastInService > 0 && inService > 0 && lastService > 0
+                && Math.abs(Math.log(inService / lastInService)) >= Math.log(MOVED);
+        // a cut that did not bring the ratio down (or a limit held at its floor) says the same without a move
+        boolean cutInVain = cut && r > 1 + HIGH && r >= 0.9 * lastRatio;
+        if (r > 1 + HIGH && (moved || cutInVain)) {
+            double elasticity = moved ? Math.log(service / lastService) / Math.log(inService / lastInService) : 0;
             if (elasticity < ELASTIC) {
                 // the back end is slower for every request, not queueing: the new baseline
                 java.util.Arrays.fill(history, service);
@@ -118,14 +124,19 @@ final class CapacityLaw implements ControlLaw {
             }
         }
         ratio = r;
+        lastRatio = r;
         lastInService = inService;
         lastService = service;
         boolean demand = queued > 0 || waited || inService >= 0.8 * limit;
         // A cut needs evidence: enough completions for the mean to mean something, and the engine's own
         // concurrency pushing the back end (with most permits idle, a slow back end is not queueing on us).
         boolean evidence = completions * sample.seconds() >= MIN_COMPLETIONS && inService >= 0.5 * limit;
+        cut = false;
         if (r > 1 + HIGH && evidence) {
+            double before = limit;
             limit = Math.max(limit / 2, limit * (1 + AIM) / r);
+            // a cut big enough to show, or one that the floor stops
+            cut = limit <= before / MOVED || limit <= floor;
         } else if (r < 1 + LOW && demand) {
             limit = Math.max(limit + 1, limit * (1 + GROWTH));
         }

@@ -157,9 +157,16 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             gauge("qos.queued", "Requests waiting for a permit", tags, name, ClassStats::queued);
             gauge("qos.budget", "Concurrency permits of the class", tags, name, ClassStats::budget);
             gauge("qos.borrowed", "Permits held beyond the budget", tags, name, ClassStats::borrowed);
+            meters.add(Gauge.builder("qos.session.rate", this, m -> stat(m, name, ClassStats::sessionRate))
+                    .description("New sessions admitted per second at most (0: no limit); the admission law's "
+                            + "output with control.admission = auto").baseUnit("sessions").tags(tags)
+                    .register(registry));
         }
         meters.add(Gauge.builder("qos.max.executing", this, m -> m.snapshot().maxExecuting())
                 .description("Requests executing at once over all classes, at most").tags(extraTags)
+                .baseUnit("requests").register(registry));
+        meters.add(Gauge.builder("qos.max.executing.ceiling", this, m -> m.snapshot().settings().ceiling())
+                .description("The most max-executing may be: the capacity law's ceiling").tags(extraTags)
                 .baseUnit("requests").register(registry));
         meters.add(Gauge.builder("qos.session.table.size", this, m -> m.snapshot().sessions().tableSize())
                 .description("Admitted sessions this node remembers").tags(extraTags).baseUnit("sessions")
