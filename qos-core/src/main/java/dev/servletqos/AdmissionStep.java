@@ -61,9 +61,9 @@ interface AdmissionStep {
     /**
      * With {@code control.admission = auto}: refuse a new session of a class while the requests queued in it and
      * the classes above it would take longer than the class's delay target to start, at the engine's mean
-     * service time and the permits in force ({@code queued x service / maxExecuting}). The admission law's rate
-     * acts per period; this guard acts at once, so that a crowd that arrives within a period, or before the
-     * law has measured anything, is held too. Retry-After: the time that queue needs to fall back to the target.
+     * service time and the permits the classes above do not hold ({@code queued x service / those permits}).
+     * The admission law's rate acts per period; this guard acts at once, so that a crowd that arrives within a
+     * period, or before the law has measured anything, is held too. Retry-After: the time that queue needs to fall back to the target.
      */
     final class QueueGuard implements AdmissionStep {
         private final Rejections rejections;
@@ -135,7 +135,6 @@ interface AdmissionStep {
         final Rejection sessionQueued;
         final Rejection sessionRate;
         private final int rejectStatus;
-        private final long maxSeconds;
         private final Rejection[] queuedBySeconds;
         private final Rejection[] rateBySeconds;
 
@@ -143,12 +142,11 @@ interface AdmissionStep {
             // Retry-After is whole seconds; round up so that 500ms is not sent as "retry at once".
             long seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
             this.rejectStatus = rejectStatus;
-            this.maxSeconds = Math.max(1, seconds);
             this.queueFull = new Rejection(503, seconds, Rejection.Reason.QUEUE_FULL);
             this.expired = new Rejection(503, seconds, Rejection.Reason.EXPIRED);
             this.sessionQueued = new Rejection(rejectStatus, seconds, Rejection.Reason.SESSION_QUEUED);
             this.sessionRate = new Rejection(rejectStatus, seconds, Rejection.Reason.SESSION_RATE);
-            int slots = (int) Math.min(maxSeconds, 3600);
+            int slots = (int) Math.max(1, Math.min(seconds, 3600));
             this.queuedBySeconds = new Rejection[slots + 1];
             this.rateBySeconds = new Rejection[slots + 1];
         }
@@ -170,8 +168,8 @@ interface AdmissionStep {
          */
         private Rejection pick(Rejection[] cache, double seconds, Rejection.Reason reason) {
             double jittered = seconds * (0.75 + 0.5 * java.util.concurrent.ThreadLocalRandom.current().nextDouble());
-            int s = (int) Math.max(1, Math.min(cache.length - 1, Math.ceil(Double.isNaN(jittered) ? maxSeconds
-                    : Math.min(jittered, maxSeconds))));
+            int last = cache.length - 1; // the policy's retry-after (at most an hour)
+            int s = Double.isNaN(jittered) ? last : (int) Math.max(1, Math.min(last, Math.ceil(jittered)));
             Rejection r = cache[s];
             if (r == null) {
                 r = new Rejection(rejectStatus, s, reason); // immutable: a racing second copy is harmless

@@ -66,15 +66,14 @@ final class CapacityLaw implements ControlLaw {
     private double lastService = Double.NaN;
     private double lastRatio = Double.NaN;
     private boolean cut;
-    private volatile double ratio = Double.NaN;
 
     @Override
     public Settings next(Sample sample, Settings current) {
-        int floor = 1;
+        int minimums = 0;
         for (Settings.ClassSettings c : current.classes()) {
-            floor += Math.max(0, c.minBudget());
+            minimums += Math.max(0, c.minBudget());
         }
-        floor = Math.max(1, floor - 1);
+        int floor = Math.max(1, minimums);
         int ceiling = Math.max(floor, current.ceiling());
         if (Double.isNaN(limit) || Math.round(limit) != current.maxExecuting()) {
             limit = current.maxExecuting(); // bumpless: from what is in force (an operator may have moved it)
@@ -96,7 +95,6 @@ final class CapacityLaw implements ControlLaw {
             waited |= c.meanWait() > 0;
         }
         if (completions <= 0) {
-            ratio = Double.NaN;
             return withLimit(current, (int) Math.round(Math.max(floor, Math.min(ceiling, limit))));
         }
         double service = serviceSum / completions;
@@ -123,7 +121,6 @@ final class CapacityLaw implements ControlLaw {
                 r = 1;
             }
         }
-        ratio = r;
         lastRatio = r;
         lastInService = inService;
         lastService = service;
@@ -142,16 +139,6 @@ final class CapacityLaw implements ControlLaw {
         }
         limit = Math.max(floor, Math.min(ceiling, limit));
         return withLimit(current, (int) Math.round(limit));
-    }
-
-    /** The last period's ratio of service time to its baseline; NaN before the first measurement. */
-    double ratio() {
-        return ratio;
-    }
-
-    /** The no-load service time the law measures against, in seconds; NaN before the first measurement. */
-    double baseline() {
-        return baseline;
     }
 
     private static Settings withLimit(Settings current, int limit) {

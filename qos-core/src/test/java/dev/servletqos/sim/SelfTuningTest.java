@@ -136,9 +136,6 @@ class SelfTuningTest {
             SimResult r = Simulation.run(minimalPolicy(), workload(overload, Duration.ofSeconds(120), backEnd()), 1);
             Figures f = Figures.of(r, 20, 120);
             System.out.println(overload + "x: " + f + " " + limits(r));
-            if (Boolean.getBoolean("dump")) {
-                dump(r, 3);
-            }
             assertTrue(f.premiumAdmittedCompleted() >= 0.995, overload + "x: " + f);
             assertTrue(f.premiumP95() <= 3 * 0.250, overload + "x: " + f);
             assertTrue(f.sessionsPerSecond() >= 0.95 * CAPACITY, overload + "x: " + f);
@@ -154,9 +151,6 @@ class SelfTuningTest {
             SimResult r = Simulation.run(minimalPolicy(), workload(overload, Duration.ofSeconds(180), server), 1);
             double[] limit = r.series("premium").values(Metric.BUDGET);
             System.out.println(overload + "x halved: " + limits(r));
-            if (Boolean.getBoolean("dump")) {
-                dump(r, 2);
-            }
             // within 10 periods of each change the limit is where the back end's connections are
             follows(limit, 70, 120, CONNECTIONS / 2);
             follows(limit, 130, 180, CONNECTIONS);
@@ -217,21 +211,6 @@ class SelfTuningTest {
         double median = v[v.length / 2];
         assertTrue(median >= connections && median <= 1.5 * connections, "periods " + from + ".." + to
                 + ": median limit " + median + " for " + connections + " connections");
-    }
-
-    static void dump(SimResult r, int every) {
-        double[] t = r.time();
-        for (int i = 0; i < t.length; i += every) {
-            StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "t=%5.0f", t[i]));
-            for (String c : r.classes()) {
-                ClassSeries s = r.series(c);
-                b.append(String.format(Locale.ROOT, " | %s arr %4.0f d95 %5.3f q %4.0f ex %3.0f b %3.0f sS %3.0f sR %3.0f",
-                        c, s.values(Metric.ARRIVALS)[i], s.values(Metric.QUEUE_DELAY_P95)[i],
-                        s.values(Metric.QUEUED)[i], s.values(Metric.EXECUTING)[i], s.values(Metric.BUDGET)[i],
-                        s.values(Metric.SESSIONS_STARTED)[i], s.values(Metric.SESSIONS_REFUSED)[i]));
-            }
-            System.out.println(b);
-        }
     }
 
     static String limits(SimResult r) {

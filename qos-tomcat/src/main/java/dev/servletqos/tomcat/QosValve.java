@@ -192,15 +192,12 @@ public class QosValve extends ValveBase {
 
     /** The fewest worker threads of the service's connectors (their executor's or their own), or 0 if unknown. */
     private int connectorThreads() {
-        Container c = getContainer();
-        while (c != null && !(c instanceof Engine)) {
-            c = c.getParent();
-        }
-        if (c == null || ((Engine) c).getService() == null) {
+        org.apache.catalina.Service service = service();
+        if (service == null) {
             return 0;
         }
         int least = 0;
-        for (org.apache.catalina.connector.Connector connector : ((Engine) c).getService().findConnectors()) {
+        for (org.apache.catalina.connector.Connector connector : service.findConnectors()) {
             if (connector.getProtocolHandler() instanceof org.apache.coyote.AbstractProtocol<?> protocol
                     && protocol.getMaxThreads() > 0) {
                 least = least == 0 ? protocol.getMaxThreads() : Math.min(least, protocol.getMaxThreads());
@@ -210,14 +207,17 @@ public class QosValve extends ValveBase {
     }
 
     private ScheduledExecutorService utilityExecutor() {
+        org.apache.catalina.Service service = service();
+        return service == null || service.getServer() == null ? null : service.getServer().getUtilityExecutor();
+    }
+
+    /** The service of the engine this valve's container belongs to, or null outside one. */
+    private org.apache.catalina.Service service() {
         Container c = getContainer();
         while (c != null && !(c instanceof Engine)) {
             c = c.getParent();
         }
-        if (c == null || ((Engine) c).getService() == null || ((Engine) c).getService().getServer() == null) {
-            return null;
-        }
-        return ((Engine) c).getService().getServer().getUtilityExecutor();
+        return c == null ? null : ((Engine) c).getService();
     }
 
     @Override
