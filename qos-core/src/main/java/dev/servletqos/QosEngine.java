@@ -278,11 +278,15 @@ public final class QosEngine {
         if (threads < 1) {
             throw new IllegalArgumentException("threads = " + threads + ": must be at least 1");
         }
-        int room = Math.max(1, threads - Math.max(2, threads / 8));
         if (settings().control().capacity() != dev.servletqos.policy.ControlPolicy.Capacity.AUTO) {
             return settings().ceiling();
         }
-        update(s -> s.withCeiling(Math.min(s.ceiling(), room)));
+        int room = Math.max(1, threads - Math.max(2, threads / 8));
+        // the limit in force comes down too: an operator's max-executing above the ceiling would raise it again
+        update(s -> {
+            int ceiling = Math.min(s.ceiling(), room);
+            return s.withCeiling(ceiling).withMaxExecuting(Math.min(s.maxExecuting(), ceiling));
+        });
         return settings().ceiling();
     }
 
