@@ -2,6 +2,7 @@ package dev.servletqos;
 
 import dev.servletqos.policy.QosPolicy;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The engine's state at one instant, consistent across classes: what {@code /qos}, the meters, JMX and the
@@ -15,12 +16,48 @@ import java.util.List;
  * @param sessions     session table and cookie counters (read just before the lock; eventually consistent)
  * @param settings     the settings in force, and who set them last
  * @param nanos        when the snapshot was taken, on the engine's clock ({@code nanoTime})
+ * @param routes       service times by kind of request, all classes ({@link Routes#NONE} when not known)
  */
 public record EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
-                             List<ClassStats> classes, Sessions sessions, Settings settings, long nanos) {
+                             List<ClassStats> classes, Sessions sessions, Settings settings, long nanos,
+                             Routes routes) {
 
     public EngineSnapshot {
         classes = List.copyOf(classes);
+        Objects.requireNonNull(routes, "routes");
+    }
+
+    /** A snapshot without service times by route (from meters, which do not carry them). */
+    public EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
+                          List<ClassStats> classes, Sessions sessions, Settings settings, long nanos) {
+        this(scheduling, maxExecuting, executing, queued, classes, sessions, settings, nanos, Routes.NONE);
+    }
+
+    /**
+     * Service times by route (a request's method and the first segment of its path; route 0 is all the routes
+     * after the first 63), over the timed completions of every class since the engine started: how many, and
+     * their total service time. The capacity law compares each route's service time with its own.
+     *
+     * @param timed timed completions per route
+     * @param nanos their total service time per route, in nanoseconds
+     */
+    public record Routes(long[] timed, long[] nanos) {
+
+        /** No route data. */
+        public static final Routes NONE = new Routes(new long[0], new long[0]);
+
+        public Routes {
+            timed = timed.clone();
+            nanos = nanos.clone();
+            if (timed.length != nanos.length) {
+                throw new IllegalArgumentException("timed and nanos differ in length");
+            }
+        }
+
+        /** The number of routes (0 when not known). */
+        public int size() {
+            return timed.length;
+        }
     }
 
     /** The stats of one class, or null. */

@@ -45,6 +45,7 @@ public final class QosEngine {
     private final TierCookies tierCookies;
     private final String sessionCookieName;
     private final ControlLoop control;
+    private final Routes routes = new Routes();
 
     /** Guarded by {@code this}: the periodic tasks while started. */
     private Periodic periodic;
@@ -111,15 +112,16 @@ public final class QosEngine {
      */
     public Ticket enter(RequestView request, long nowNanos) {
         SessionTable.Session s = sessions.lookup(request.cookie(sessionCookieName));
+        int route = routes.of(request.method(), request.path());
         if (s != null) {
-            Ticket t = scheduler.enter(s.classIndex(), nowNanos);
+            Ticket t = scheduler.enter(s.classIndex(), nowNanos, route);
             if (t.state != Ticket.State.REJECTED) {
                 t.setCookieHeader(sessions.renewal(s));
             }
             return t;
         }
         int c = classifier.classify(request);
-        Ticket t = scheduler.enterNewSession(c, nowNanos);
+        Ticket t = scheduler.enterNewSession(c, nowNanos, route);
         if (t.state != Ticket.State.REJECTED) {
             t.setCookieHeader(sessions.admitNew(c));
         }

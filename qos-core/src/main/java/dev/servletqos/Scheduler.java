@@ -48,6 +48,9 @@ final class Scheduler {
     private boolean autoAdmission;
     private int maxExecuting;
     private int executing;
+    /** Per route ({@link Routes}), all classes: the timed completions' service time and their number. */
+    private final long[] routeNanos = new long[Routes.MAX];
+    private final long[] routeTimed = new long[Routes.MAX];
     private int parked;
     /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
     private double serviceEwmaNanos;
@@ -216,7 +219,12 @@ final class Scheduler {
      * refused by admission.
      */
     Ticket enter(int classIndex, long now) {
-        return enter(classIndex, now, false);
+        return enter(classIndex, now, 0, false);
+    }
+
+    /** {@link #enter(int, long)} of a request of route {@code route} ({@link Routes}). */
+    Ticket enter(int classIndex, long now, int route) {
+        return enter(classIndex, now, route, false);
     }
 
     /**
@@ -224,11 +232,16 @@ final class Scheduler {
      * scheduling. The session counts as admitted only if its request is not rejected.
      */
     Ticket enterNewSession(int classIndex, long now) {
-        return enter(classIndex, now, true);
+        return enter(classIndex, now, 0, true);
     }
 
-    private Ticket enter(int classIndex, long now, boolean newSession) {
-        Ticket t = new Ticket(this, classIndex, now);
+    /** {@link #enterNewSession(int, long)} of a request of route {@code route} ({@link Routes}). */
+    Ticket enterNewSession(int classIndex, long now, int route) {
+        return enter(classIndex, now, route, true);
+    }
+
+    private Ticket enter(int classIndex, long now, int route, boolean newSession) {
+        Ticket t = new Ticket(this, classIndex, now, route);
         Ticket ready = null;
         lock.lock();
         try {
@@ -313,6 +326,8 @@ final class Scheduler {
                         long took = Math.max(0, now - t.grantedNanos);
                         lane.serviceNanos += took;
                         lane.serviceTimed++;
+                        routeNanos[t.route] += took;
+                        routeTimed[t.route]++;
                         serviceEwmaNanos = serviceEwmaNanos == 0 ? took : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
                     }
                     if (bytes > 0) {
@@ -657,7 +672,8 @@ final class Scheduler {
                         l.waitBuckets.clone(), l.serviceNanos, l.serviceTimed, l.bytes, l.sessions.rate(),
                         l.sessions.burst()));
             }
-            return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now);
+            return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
+                    new EngineSnapshot.Routes(routeTimed.clone(), routeNanos.clone()));
         } finally {
             lock.unlock();
         }

@@ -66,6 +66,8 @@ public final class Ticket {
     final Scheduler scheduler;
     final int classIndex;
     final long enteredNanos;
+    /** The request's route ({@link Routes}): whose service times its own is compared with. */
+    final int route;
 
     /** Written under the scheduler's lock, read anywhere. */
     volatile State state;
@@ -86,10 +88,11 @@ public final class Ticket {
     private Rejection rejection;
     private String setCookie;
 
-    Ticket(Scheduler scheduler, int classIndex, long enteredNanos) {
+    Ticket(Scheduler scheduler, int classIndex, long enteredNanos, int route) {
         this.scheduler = scheduler;
         this.classIndex = classIndex;
         this.enteredNanos = enteredNanos;
+        this.route = route;
     }
 
     /** The current state; see the class documentation. */

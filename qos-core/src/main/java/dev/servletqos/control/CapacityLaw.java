@@ -27,8 +27,9 @@ import dev.servletqos.Settings;
  * requests). A back end that got slower for every request (not one that queues) is told apart by what the
  * law's own cuts do: when the number of requests in service fell by a fifth or more and the service time did not
  * follow ({@code d ln T / d ln N < }{@value #ELASTIC}), the service time does not depend on the concurrency, so it
- * is the new baseline; so it is when a cut did not bring the ratio down by a tenth (the limit may be at its floor
- * and unable to move). A back end that got faster lowers the baseline; one with more connections shows no rise
+ * is the new baseline (a rise in concurrency says nothing: a back end with room shows no rise either, and taking
+ * that for a slower back end would ratchet the baseline up); so it is when a cut to the floor did not bring the
+ * ratio down by a tenth (the limit is at its floor and unable to move). A back end that got faster lowers the baseline; one with more connections shows no rise
  * as the limit grows.
  *
  * <p>Budgets: a class whose budget was the whole limit keeps the whole new limit (the default: every class may
@@ -53,6 +54,8 @@ final class CapacityLaw implements ControlLaw {
     static final double GROWTH = 0.2;
     /** Below this elasticity of service time to concurrency, the service time is the back end's own. */
     static final double ELASTIC = 0.3;
+    /** Timed completions of a route whose mean is its reference service time. */
+    static final long REFERENCE_COMPLETIONS = 20;
     /** The concurrency must have moved by this factor for the elasticity to say anything. */
     static final double MOVED = 1.2;
 
@@ -65,7 +68,13 @@ final class CapacityLaw implements ControlLaw {
     private double lastInService = Double.NaN;
     private double lastService = Double.NaN;
     private double lastRatio = Double.NaN;
+    /** The last period cut the limit to its floor. */
     private boolean cut;
+    /** Per route: the service times of its first timed completions, the route's reference; and how many. */
+    private double[] referenceSum = new double[0];
+    private long[] referenceCount = new long[0];
+    /** The service time is measured mix-free (by route) since this turned true. */
+    private boolean mixed;
 
     @Override
     public Settings next(Sample sample, Settings current) {
@@ -97,7 +106,22 @@ final class CapacityLaw implements ControlLaw {
         if (completions <= 0) {
             return withLimit(current, (int) Math.round(Math.max(floor, Math.min(ceiling, limit))));
         }
-        double service = serviceSum / completions;
+        boolean wasMixed = mixed;
+        double plain = serviceSum / completions;
+        double service = mixFree(sample, plain);
+        if (mixed != wasMixed) {
+            // from seconds to the mix-free measure: what was measured in seconds is converted at this period's
+            // rate, so that the baseline keeps the lows of the first periods
+            double scale = plain / service;
+            for (int i = 0; i < Math.min(periods, history.length); i++) {
+                history[i] /= scale;
+            }
+            smoothed /= scale;
+            lastService /= scale;
+        }
+        if (Double.isNaN(service)) {
+            return withLimit(current, (int) Math.round(Math.max(floor, Math.min(ceiling, limit))));
+        }
         smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
         if (completions * sample.seconds() >= MIN_COMPLETIONS || Double.isNaN(baseline)) {
             history[periods++ % history.length] = smoothed;
@@ -107,9 +131,13 @@ final class CapacityLaw implements ControlLaw {
             baseline = Math.min(baseline, history[i]);
         }
         double r = service / baseline;
+        // only a fall in concurrency tells: with more requests in service a back end with room shows no rise
+        // either, and taking that for a slower back end would ratchet the baseline (and the limit) up
         boolean moved = lastInService > 0 && inService > 0 && lastService > 0
-                && Math.abs(Math.log(inService / lastInService)) >= Math.log(MOVED);
-        // a cut that did not bring the ratio down (or a limit held at its floor) says the same without a move
+                && Math.log(lastInService / inService) >= Math.log(MOVED);
+        // a limit held at its floor cannot move: a cut to the floor that did not bring the ratio down by a tenth
+        // says the same (a cut above the floor is judged by the move of the requests in service, above: the
+        // requests already in service finish first, so one period after a cut says little)
         boolean cutInVain = cut && r > 1 + HIGH && r >= 0.9 * lastRatio;
         if (r > 1 + HIGH && (moved || cutInVain)) {
             double elasticity = moved ? Math.log(service / lastService) / Math.log(inService / lastInService) : 0;
@@ -132,13 +160,49 @@ final class CapacityLaw implements ControlLaw {
         if (r > 1 + HIGH && evidence) {
             double before = limit;
             limit = Math.max(limit / 2, limit * (1 + AIM) / r);
-            // a cut big enough to show, or one that the floor stops
-            cut = limit <= before / MOVED || limit <= floor;
+            cut = limit <= floor;
         } else if (r < 1 + LOW && demand) {
             limit = Math.max(limit + 1, limit * (1 + GROWTH));
         }
         limit = Math.max(floor, Math.min(ceiling, limit));
         return withLimit(current, (int) Math.round(limit));
+    }
+
+    /**
+     * The period's service time with the mix of requests taken out, when the sample has it by route: the time the
+     * period's requests took over the time the same requests took in the route's first periods,
+     * {@code sum n_i T_i / sum n_i B_i} (a number near 1, not seconds; the law uses only ratios of it). A period
+     * with more slow pages than the last is then not mistaken for a back end that queues. Without routes (or
+     * before any route has its reference), the plain mean {@code plain}.
+     */
+    private double mixFree(Sample sample, double plain) {
+        if (sample.routes().isEmpty()) {
+            return mixed ? Double.NaN : plain;
+        }
+        double took = 0;
+        double expected = 0;
+        for (Sample.RouteSample r : sample.routes()) {
+            if (!(r.meanService() >= 0) || r.timed() <= 0) {
+                continue;
+            }
+            if (r.route() >= referenceSum.length) {
+                referenceSum = java.util.Arrays.copyOf(referenceSum, r.route() + 1);
+                referenceCount = java.util.Arrays.copyOf(referenceCount, r.route() + 1);
+            }
+            int i = r.route();
+            if (referenceCount[i] < REFERENCE_COMPLETIONS) {
+                referenceSum[i] += r.timed() * r.meanService();
+                referenceCount[i] += r.timed();
+                continue;
+            }
+            took += r.timed() * r.meanService();
+            expected += r.timed() * referenceSum[i] / referenceCount[i];
+        }
+        if (expected > 0) {
+            mixed = true;
+            return took / expected;
+        }
+        return mixed ? Double.NaN : plain;
     }
 
     private static Settings withLimit(Settings current, int limit) {

@@ -14,11 +14,30 @@ import java.util.List;
  * @param maxExecuting the total concurrency in force at the end of the period
  * @param cpu          the process's CPU load over the period, 0..1 of all cores; NaN when unknown
  * @param classes      per class, highest priority first
+ * @param routes       per kind of request that completed in the period (all classes), its timed completions
+ *                     and their mean service time; empty when not known
  */
-public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSample> classes) {
+public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSample> classes,
+                     List<RouteSample> routes) {
 
     public Sample {
         classes = List.copyOf(classes);
+        routes = List.copyOf(routes);
+    }
+
+    /** A sample without service times by route. */
+    public Sample(double seconds, int maxExecuting, double cpu, List<ClassSample> classes) {
+        this(seconds, maxExecuting, cpu, classes, List.of());
+    }
+
+    /**
+     * One kind of request in a period (see {@code EngineSnapshot.Routes}).
+     *
+     * @param route       its number, 0 for the routes beyond the engine's table
+     * @param timed       its timed completions in the period
+     * @param meanService their mean service time, in seconds
+     */
+    public record RouteSample(int route, long timed, double meanService) {
     }
 
     /** The class at {@code index} (0 = highest priority). */
@@ -67,7 +86,18 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
                     (b.sessionsRefusedQueued() + b.sessionsRefusedRate() - a.sessionsRefusedQueued()
                             - a.sessionsRefusedRate()) / seconds));
         }
-        return new Sample(seconds, later.maxExecuting(), cpu, classes);
+        List<RouteSample> routes = new ArrayList<>();
+        EngineSnapshot.Routes a = earlier.routes();
+        EngineSnapshot.Routes b = later.routes();
+        if (a.size() == b.size()) {
+            for (int r = 0; r < b.size(); r++) {
+                long timed = b.timed()[r] - a.timed()[r];
+                if (timed > 0) {
+                    routes.add(new RouteSample(r, timed, (b.nanos()[r] - a.nanos()[r]) / 1e9 / timed));
+                }
+            }
+        }
+        return new Sample(seconds, later.maxExecuting(), cpu, classes, routes);
     }
 
     /** The number of classes. */

@@ -1,0 +1,78 @@
+package dev.servletqos.control;
+
+import static dev.servletqos.control.Fixtures.PERIOD;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.Settings;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The capacity law on typed-in periods: a shop whose pages take 10 ms and 250 ms, in a mix that changes from
+ * period to period. Measured by route, a period full of slow pages is not a back end that queues; measured by
+ * the plain mean, it is, and the limit is cut for nothing. Pages that all take longer than their own earlier
+ * times are a back end that queues, and the limit is cut.
+ */
+class CapacityLawTest {
+
+    private static final double FAST = 0.010;
+    private static final double SLOW = 0.250;
+
+    private static Settings settings(int maxExecuting) {
+        return Fixtures.settings(maxExecuting, 0.95, Fixtures.cls("all", maxExecuting, 0, 1)).withCeiling(100);
+    }
+
+    /**
+     * A period in which {@code fast} and {@code slow} pages completed (over the period), each taking its time
+     * times {@code queueing}, with {@code busy} permits held and requests waiting in the engine.
+     */
+    private static Sample period(int maxExecuting, int fast, int slow, double queueing, double busy, boolean routes) {
+        double took = fast * FAST * queueing + slow * SLOW * queueing;
+        int n = fast + slow;
+        ClassSample c = new ClassSample("all", maxExecuting, n / PERIOD, n / PERIOD, n / PERIOD, 0, 0.05,
+                WaitHistogram.empty(), took / n, 0, busy, busy / maxExecuting, 5, maxExecuting, 1, 0);
+        List<Sample.RouteSample> r = new ArrayList<>();
+        if (routes) {
+            r.add(new Sample.RouteSample(1, fast, FAST * queueing));
+            r.add(new Sample.RouteSample(2, slow, SLOW * queueing));
+        }
+        return new Sample(PERIOD, maxExecuting, Double.NaN, List.of(c), r);
+    }
+
+    /** Periods alternating between mostly fast pages and many slow ones; returns the lowest limit seen. */
+    private static int lowestLimitOverChangingMix(boolean routes) {
+        CapacityLaw law = new CapacityLaw();
+        Settings s = settings(16);
+        int lowest = s.maxExecuting();
+        for (int i = 0; i < 40; i++) {
+            boolean slowPeriod = i % 3 == 2;
+            s = law.next(period(s.maxExecuting(), slowPeriod ? 50 : 200, slowPeriod ? 40 : 10, 1, 14, routes), s);
+            lowest = Math.min(lowest, s.maxExecuting());
+        }
+        return lowest;
+    }
+
+    @Test
+    void aPeriodOfSlowPagesIsNotTakenForABackEndThatQueuesWhenMeasuredByRoute() {
+        assertTrue(lowestLimitOverChangingMix(true) >= 16, "measured by route, the mix moves nothing down");
+        // the same periods, measured by the plain mean: the law cuts for nothing (why routes are measured)
+        assertTrue(lowestLimitOverChangingMix(false) < 16, "the plain mean cuts on a change of mix");
+    }
+
+    @Test
+    void everyPageTakingLongerThanItsOwnTimeIsABackEndThatQueues() {
+        CapacityLaw law = new CapacityLaw();
+        Settings s = settings(16);
+        for (int i = 0; i < 10; i++) {
+            s = law.next(period(s.maxExecuting(), 200, 10, 1, 14, true), s);
+        }
+        int before = s.maxExecuting();
+        // twice as long for every page, in the same mix: requests wait inside the back end
+        s = law.next(period(before, 200, 10, 2, before, true), s);
+        assertTrue(s.maxExecuting() < before, "cut from " + before + " to " + s.maxExecuting());
+        assertEquals(Settings.Source.CONTROLLER, s.source());
+        assertEquals(Math.round(before * (1 + CapacityLaw.AIM) / 2), s.maxExecuting(), "to L (1 + aim) / r");
+    }
+}
