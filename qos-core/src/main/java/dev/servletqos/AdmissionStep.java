@@ -1,6 +1,5 @@
 package dev.servletqos;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -16,46 +15,28 @@ interface AdmissionStep {
      */
     Rejection refuse(Scheduler.Lane lane, Scheduler scheduler, long now);
 
-    /** A new session of {@code lane} was admitted (its first request was not refused). */
-    default void admitted(Scheduler.Lane lane) {
-    }
-
     /**
      * The steps, in order: the queue triggers (j, k) with {@code control.admission = triggers}, or the queue guard
      * with {@code auto}; then the class's session rate (configured, or set by the admission law). The mode is
-     * read from the settings in force, so it can change live.
+     * read from the settings in force, so it can change live. Stateless: the refusals are the scheduler's.
      */
-    static List<AdmissionStep> steps(Rejections rejections) {
-        List<AdmissionStep> steps = new ArrayList<>(3);
-        steps.add(new QueueTriggers(rejections));
-        steps.add(new QueueGuard(rejections));
-        steps.add(new SessionRate(rejections));
-        return List.copyOf(steps);
-    }
+    List<AdmissionStep> STEPS = List.of(AdmissionStep::queueTriggers, AdmissionStep::queueGuard,
+            AdmissionStep::sessionRate);
 
     /**
      * WebQoS triggers (paper 004): refuse a new session of a class while at least j requests are queued in
      * all classes, or at least k in the classes above it.
      */
-    final class QueueTriggers implements AdmissionStep {
-        private final Rejection refusal;
-
-        QueueTriggers(Rejections rejections) {
-            this.refusal = rejections.sessionQueued;
-        }
-
-        @Override
-        public Rejection refuse(Scheduler.Lane lane, Scheduler s, long now) {
-            if (s.autoAdmission()) {
-                return null;
-            }
-            if ((lane.totalQueuedTrigger > 0 && s.queued() >= lane.totalQueuedTrigger)
-                    || (lane.higherQueuedTrigger > 0 && s.queuedAbove(lane.index) >= lane.higherQueuedTrigger)) {
-                lane.sessionsRefusedQueued++;
-                return refusal;
-            }
+    static Rejection queueTriggers(Scheduler.Lane lane, Scheduler s, long now) {
+        if (s.autoAdmission()) {
             return null;
         }
+        if ((lane.totalQueuedTrigger > 0 && s.queued() >= lane.totalQueuedTrigger)
+                || (lane.higherQueuedTrigger > 0 && s.queuedAbove(lane.index) >= lane.higherQueuedTrigger)) {
+            lane.sessionsRefusedQueued++;
+            return s.rejections().sessionQueued;
+        }
+        return null;
     }
 
     /**
@@ -63,65 +44,43 @@ interface AdmissionStep {
      * the classes above it would take longer than the class's delay target to start, at the engine's mean
      * service time and the permits the classes above do not hold ({@code queued x service / those permits}).
      * The admission law's rate acts per period; this guard acts at once, so that a crowd that arrives within a
-     * period, or before the law has measured anything, is held too. Retry-After: the time that queue needs to fall back to the target.
+     * period, or before the law has measured anything, is held too. Retry-After: the time that queue needs to
+     * fall back to the target.
      */
-    final class QueueGuard implements AdmissionStep {
-        private final Rejections rejections;
-
-        QueueGuard(Rejections rejections) {
-            this.rejections = rejections;
+    static Rejection queueGuard(Scheduler.Lane lane, Scheduler s, long now) {
+        if (!s.autoAdmission()) {
+            return null;
         }
-
-        @Override
-        public Rejection refuse(Scheduler.Lane lane, Scheduler s, long now) {
-            if (!s.autoAdmission()) {
-                return null;
-            }
-            double service = s.meanServiceNanos();
-            if (!(service > 0)) {
-                return null;
-            }
-            double ahead = s.queuedAbove(lane.index) + lane.queued;
-            double permits = Math.max(1, s.maxExecuting() - s.executingAbove(lane.index));
-            double predicted = ahead * service / permits;
-            if (predicted <= lane.delayTargetNanos) {
-                return null;
-            }
-            lane.sessionsRefusedQueued++;
-            return rejections.sessionQueued((predicted - lane.delayTargetNanos) / 1e9);
+        double service = s.meanServiceNanos();
+        if (!(service > 0)) {
+            return null;
         }
+        double ahead = s.queuedAbove(lane.index) + lane.queued;
+        double permits = Math.max(1, s.maxExecuting() - s.executingAbove(lane.index));
+        double predicted = ahead * service / permits;
+        if (predicted <= lane.delayTargetNanos) {
+            return null;
+        }
+        lane.sessionsRefusedQueued++;
+        return s.rejections().sessionQueued((predicted - lane.delayTargetNanos) / 1e9);
     }
 
     /**
-     * The class's session token bucket (paper 002's policer): at most {@code session-rate} new sessions/s. With
-     * {@code control.admission = auto}, Retry-After is the time the bucket needs to admit the sessions refused in
-     * the last second and this one.
+     * The class's session token bucket (paper 002's policer): at most {@code session-rate} new sessions/s (the
+     * scheduler takes the token when it admits the session). With {@code control.admission = auto}, Retry-After
+     * is the time the bucket needs to admit the sessions refused in the last second and this one.
      */
-    final class SessionRate implements AdmissionStep {
-        private final Rejections rejections;
-
-        SessionRate(Rejections rejections) {
-            this.rejections = rejections;
-        }
-
-        @Override
-        public Rejection refuse(Scheduler.Lane lane, Scheduler s, long now) {
-            if (!lane.sessions.available(now)) {
-                lane.sessionsRefusedRate++;
-                if (!s.autoAdmission()) {
-                    return rejections.sessionRate;
-                }
-                double recent = lane.recentRefusals(now);
-                double rate = lane.sessions.rate();
-                return rejections.sessionRate(rate > 0 ? recent / rate : Double.POSITIVE_INFINITY);
-            }
+    static Rejection sessionRate(Scheduler.Lane lane, Scheduler s, long now) {
+        if (lane.sessions.available(now)) {
             return null;
         }
-
-        @Override
-        public void admitted(Scheduler.Lane lane) {
-            lane.sessions.take();
+        lane.sessionsRefusedRate++;
+        if (!s.autoAdmission()) {
+            return s.rejections().sessionRate;
         }
+        double recent = lane.recentRefusals(now);
+        double rate = lane.sessions.rate();
+        return s.rejections().sessionRate(rate > 0 ? recent / rate : Double.POSITIVE_INFINITY);
     }
 
     /**

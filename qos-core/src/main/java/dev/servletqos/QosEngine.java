@@ -3,6 +3,7 @@ package dev.servletqos;
 import dev.servletqos.control.ControlLaw;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -47,9 +48,8 @@ public final class QosEngine {
     private final ControlLoop control;
     private final Routes routes = new Routes();
 
-    /** Guarded by {@code this}: the periodic tasks while started. */
-    private Periodic periodic;
-    private final List<Periodic.Cancellable> tasks = new ArrayList<>();
+    /** Guarded by {@code this}: the expiry sweep while started. */
+    private Periodic.Cancellable sweep;
 
     private QosEngine(QosPolicy policy, Clock clock) {
         this.policy = policy;
@@ -112,18 +112,13 @@ public final class QosEngine {
      */
     public Ticket enter(RequestView request, long nowNanos) {
         SessionTable.Session s = sessions.lookup(request.cookie(sessionCookieName));
-        int route = routes.of(request.method(), request.path());
-        if (s != null) {
-            Ticket t = scheduler.enter(s.classIndex(), nowNanos, route);
-            if (t.state != Ticket.State.REJECTED) {
-                t.setCookieHeader(sessions.renewal(s));
-            }
-            return t;
-        }
-        int c = classifier.classify(request);
-        Ticket t = scheduler.enterNewSession(c, nowNanos, route);
+        int c = s != null ? s.classIndex() : classifier.classify(request);
+        // only the capacity law compares routes: without it, no path is read for them
+        int route = scheduler.settings().control().capacity() == ControlPolicy.Capacity.AUTO
+                ? routes.of(request.method(), request.path()) : 0;
+        Ticket t = scheduler.enter(c, nowNanos, route, s == null);
         if (t.state != Ticket.State.REJECTED) {
-            t.setCookieHeader(sessions.admitNew(c));
+            t.setCookieHeader(s != null ? sessions.renewal(s) : sessions.admitNew(c));
         }
         return t;
     }
@@ -146,12 +141,11 @@ public final class QosEngine {
      * @throws IllegalStateException if already started
      */
     public synchronized void start(Periodic scheduler) {
-        if (periodic != null) {
+        if (sweep != null) {
             throw new IllegalStateException("the engine is already started");
         }
-        periodic = scheduler;
         try {
-            tasks.add(scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS)));
+            sweep = scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS));
             control.start(scheduler);
         } catch (RuntimeException | Error e) {
             stop();
@@ -161,12 +155,11 @@ public final class QosEngine {
 
     /** Stops the periodic work; requests still waiting are expired by the adapter's own shutdown. Idempotent. */
     public synchronized void stop() {
-        for (Periodic.Cancellable t : tasks) {
-            t.cancel();
+        if (sweep != null) {
+            sweep.cancel();
+            sweep = null;
         }
-        tasks.clear();
         control.stop();
-        periodic = null;
     }
 
     private void sweep() {

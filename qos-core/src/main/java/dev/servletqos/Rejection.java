@@ -33,6 +33,10 @@ public final class Rejection {
     }
 
     private final int status;
+    /** What the HTML page of a refused new session says (a client can tell it from a refused request by it). */
+    public static final String NEW_SESSION_REFUSED = "We cannot start a new visit right now because the site is"
+            + " very busy.";
+
     private final long retryAfterSeconds;
     private final Reason reason;
     private final byte[] html;
@@ -43,7 +47,7 @@ public final class Rejection {
         this.retryAfterSeconds = retryAfterSeconds;
         this.reason = reason;
         String what = reason == Reason.SESSION_QUEUED || reason == Reason.SESSION_RATE
-                ? "We cannot start a new visit right now because the site is very busy."
+                ? NEW_SESSION_REFUSED
                 : "The site is very busy and could not answer your request in time.";
         this.html = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Server busy</title>"
                 + "</head>\n<body><h1>Server busy</h1><p>" + what + " Please try again in " + retryAfterSeconds

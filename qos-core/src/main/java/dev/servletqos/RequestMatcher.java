@@ -69,6 +69,18 @@ interface RequestMatcher {
      * @throws NullPointerException if {@code values} is null
      */
     static RequestMatcher header(String name, List<String> values) {
-        return HeaderMatcher.of(name, values);
+        if (name == null) {
+            throw new IllegalArgumentException("header name must not be null");
+        }
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("\"\": header name must not be empty");
+        }
+        ValueMatcher accepted;
+        try {
+            accepted = ValueMatcher.anyOf(values);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("header \"" + name + "\": " + e.getMessage(), e);
+        }
+        return new FieldMatcher(r -> r.header(name), accepted, "header[" + name + " " + accepted + "]");
     }
 }

@@ -37,11 +37,9 @@ final class Scheduler {
     private final Clock clock;
     private final Scheduling scheduling;
     private final SchedulingPolicy policy;
-    private final List<AdmissionStep> admission;
     private final boolean borrowing;
     private final Lane[] lanes;
     private final AdmissionStep.Rejections rejections;
-    private final boolean anyReserve;
     private final int reserves;
 
     private volatile Settings settings;
@@ -143,9 +141,7 @@ final class Scheduler {
             r += lanes[i].reserve;
         }
         this.reserves = r;
-        this.anyReserve = r > 0;
         this.rejections = new AdmissionStep.Rejections(policy.rejectStatus(), policy.retryAfter());
-        this.admission = AdmissionStep.steps(rejections);
         lock.lock();
         try {
             applyLocked(clampLocked(initial, Settings.Source.POLICY), now);
@@ -174,6 +170,11 @@ final class Scheduler {
     /** The sum of the classes' reserves: the least max-executing can be. */
     int reserves() {
         return reserves;
+    }
+
+    /** The engine's refusals (admission steps). */
+    AdmissionStep.Rejections rejections() {
+        return rejections;
     }
 
     /** Whether new sessions are admitted by the admission law and the queue guard; under the lock. */
@@ -215,32 +216,12 @@ final class Scheduler {
     }
 
     /**
-     * Enters a request of a known (admitted) session: RUNNING, PARKED or REJECTED (queue full). Never
-     * refused by admission.
+     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known):
+     * RUNNING, PARKED or REJECTED. The first request of a new session meets admission first (the admission steps
+     * in order), and the session counts as admitted only if its request is not rejected; a request of a known
+     * (admitted) session is never refused by admission (only by a full queue).
      */
-    Ticket enter(int classIndex, long now) {
-        return enter(classIndex, now, 0, false);
-    }
-
-    /** {@link #enter(int, long)} of a request of route {@code route} ({@link Routes}). */
-    Ticket enter(int classIndex, long now, int route) {
-        return enter(classIndex, now, route, false);
-    }
-
-    /**
-     * Enters the first request of a new session: admission first (the admission steps in order), then
-     * scheduling. The session counts as admitted only if its request is not rejected.
-     */
-    Ticket enterNewSession(int classIndex, long now) {
-        return enter(classIndex, now, 0, true);
-    }
-
-    /** {@link #enterNewSession(int, long)} of a request of route {@code route} ({@link Routes}). */
-    Ticket enterNewSession(int classIndex, long now, int route) {
-        return enter(classIndex, now, route, true);
-    }
-
-    private Ticket enter(int classIndex, long now, int route, boolean newSession) {
+    Ticket enter(int classIndex, long now, int route, boolean newSession) {
         Ticket t = new Ticket(this, classIndex, now, route);
         Ticket ready = null;
         lock.lock();
@@ -275,14 +256,12 @@ final class Scheduler {
         }
         if (newSession) {
             lane.sessionsAdmitted++;
-            for (AdmissionStep step : admission) {
-                step.admitted(lane);
-            }
+            lane.sessions.take();
         }
     }
 
     private boolean admitLocked(Ticket t, Lane lane, long now) {
-        for (AdmissionStep step : admission) {
+        for (AdmissionStep step : AdmissionStep.STEPS) {
             Rejection refusal = step.refuse(lane, this, now);
             if (refusal != null) {
                 lane.rejected++;
@@ -498,7 +477,7 @@ final class Scheduler {
         if (lane.executing >= lane.budget && !mayBorrow) {
             return false;
         }
-        if (!anyReserve) {
+        if (reserves == 0) {
             return true;
         }
         int free = maxExecuting - executing - 1;
@@ -669,11 +648,12 @@ final class Scheduler {
                         Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.borrowedGrants, l.grants, l.waitNanos,
-                        l.waitBuckets.clone(), l.serviceNanos, l.serviceTimed, l.bytes, l.sessions.rate(),
+                        l.waitBuckets, l.serviceNanos, l.serviceTimed, l.bytes, l.sessions.rate(),
                         l.sessions.burst()));
             }
+            // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
-                    new EngineSnapshot.Routes(routeTimed.clone(), routeNanos.clone()));
+                    new EngineSnapshot.Routes(routeTimed, routeNanos));
         } finally {
             lock.unlock();
         }

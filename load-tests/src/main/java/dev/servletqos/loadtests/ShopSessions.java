@@ -138,7 +138,7 @@ public final class ShopSessions {
         List<String> kept = new ArrayList<>();
         boolean foreign = false;
         for (String ref : s.<String>getList(IMAGES)) {
-            URI u = sameOrigin(page, ref);
+            URI u = Page.Embedded.sameOrigin(page, ref);
             if (u == null) {
                 foreign = true;
             } else {
@@ -151,31 +151,6 @@ public final class ShopSessions {
 
     private URI itemPage() {
         return URI.create(profile.baseUrl().toString() + "/item");
-    }
-
-    /**
-     * {@code ref} (a URL from a response) resolved against {@code page}, or null when it is malformed or has another
-     * scheme, host or port than {@code page} (or user info).
-     */
-    static URI sameOrigin(URI page, String ref) {
-        URI u;
-        try {
-            u = page.resolve(ref.trim());
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-        if (u.getScheme() == null || !u.getScheme().equalsIgnoreCase(page.getScheme()) || u.getHost() == null
-                || !u.getHost().equalsIgnoreCase(page.getHost()) || port(u) != port(page) || u.getRawUserInfo() != null) {
-            return null;
-        }
-        return u;
-    }
-
-    private static int port(URI u) {
-        if (u.getPort() >= 0) {
-            return u.getPort();
-        }
-        return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
     }
 
     private Session begin(Session s, UserClass userClass) {

@@ -121,13 +121,12 @@ final class AbsoluteDelayLaw implements ObservableLaw {
     /** Bumpless start: each PI continues from the budget in force, with no error remembered. */
     private void start(Settings current) {
         int n = current.classes().size();
-        names = new String[n];
+        names = ControlLaws.names(current);
         demand = new double[n];
         lastError = new double[n];
         lastGranted = new int[n];
         saturated = new boolean[n];
         for (int k = 0; k < n; k++) {
-            names[k] = current.get(k).name();
             demand[k] = current.get(k).budget();
             lastGranted[k] = current.get(k).budget();
         }

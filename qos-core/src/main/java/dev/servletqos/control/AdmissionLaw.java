@@ -96,8 +96,10 @@ final class AdmissionLaw implements ObservableLaw {
                 if (Double.isFinite(c.meanService()) && c.meanService() > 0) {
                     service[k] = c.meanService();
                 }
-                delay = c.active() ? c.waits().quantile(QUANTILE)
-                        : c.queued() > 0 ? target + period : Double.NaN;
+                delay = ControlLaws.delay(c, QUANTILE);
+                if (Double.isNaN(delay) && c.queued() > 0) {
+                    delay = target + period; // waiting, and none granted: late by the period
+                }
                 if (!Double.isNaN(delay)) {
                     double e = Math.max(-1, Math.min(0.5, (target - delay) / target));
                     if (e < 0 || c.sessionsRefused() > 0) {
@@ -131,13 +133,12 @@ final class AdmissionLaw implements ObservableLaw {
 
     private void start(Settings current) {
         int n = current.classes().size();
-        names = new String[n];
+        names = ControlLaws.names(current);
         factor = new double[n];
         requests = new double[n];
         sessions = new double[n];
         service = new double[n];
         for (int k = 0; k < n; k++) {
-            names[k] = current.get(k).name();
             factor[k] = U_MAX;
         }
     }

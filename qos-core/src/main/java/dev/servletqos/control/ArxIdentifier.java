@@ -42,21 +42,7 @@ public final class ArxIdentifier {
      * @param offset whether the model has a constant term
      */
     public ArxIdentifier(boolean offset) {
-        this(RecursiveLeastSquares.paper(offset ? 5 : 4), offset);
-    }
-
-    /**
-     * @param estimator a fresh estimator of 4 parameters in the order (a1, a2, b1, b2), or 5 with the
-     *                  constant last
-     * @param offset    whether the model has a constant term
-     */
-    public ArxIdentifier(RecursiveLeastSquares estimator, boolean offset) {
-        int n = offset ? 5 : 4;
-        if (estimator.size() != n) {
-            throw new IllegalArgumentException("the model has " + n + " parameters, the estimator "
-                    + estimator.size());
-        }
-        this.rls = estimator;
+        this.rls = RecursiveLeastSquares.paper(offset ? 5 : 4);
         this.offset = offset;
     }
 

@@ -104,7 +104,7 @@ final class CapacityLaw implements ControlLaw {
             waited |= c.meanWait() > 0;
         }
         if (completions <= 0) {
-            return withLimit(current, (int) Math.round(Math.max(floor, Math.min(ceiling, limit))));
+            return withLimit(current, clamp(limit, floor, ceiling));
         }
         boolean wasMixed = mixed;
         double plain = serviceSum / completions;
@@ -120,7 +120,7 @@ final class CapacityLaw implements ControlLaw {
             lastService /= scale;
         }
         if (Double.isNaN(service)) {
-            return withLimit(current, (int) Math.round(Math.max(floor, Math.min(ceiling, limit))));
+            return withLimit(current, clamp(limit, floor, ceiling));
         }
         smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
         if (completions * sample.seconds() >= MIN_COMPLETIONS || Double.isNaN(baseline)) {
@@ -158,7 +158,6 @@ final class CapacityLaw implements ControlLaw {
         boolean evidence = completions * sample.seconds() >= MIN_COMPLETIONS && inService >= 0.5 * limit;
         cut = false;
         if (r > 1 + HIGH && evidence) {
-            double before = limit;
             limit = Math.max(limit / 2, limit * (1 + AIM) / r);
             cut = limit <= floor;
         } else if (r < 1 + LOW && demand) {
@@ -203,6 +202,11 @@ final class CapacityLaw implements ControlLaw {
             return took / expected;
         }
         return mixed ? Double.NaN : plain;
+    }
+
+    /** The limit in force for {@code limit}: rounded, within {@code floor..ceiling}. */
+    private static int clamp(double limit, int floor, int ceiling) {
+        return (int) Math.round(Math.max(floor, Math.min(ceiling, limit)));
     }
 
     private static Settings withLimit(Settings current, int limit) {

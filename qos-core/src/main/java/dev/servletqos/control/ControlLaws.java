@@ -189,6 +189,15 @@ public final class ControlLaws {
         return Math.max(lower, DELAY_FLOOR_SECONDS) / Math.max(higher, DELAY_FLOOR_SECONDS);
     }
 
+    /** The names of the classes of {@code settings}, in order: what {@link #sameClasses} compares with. */
+    static String[] names(Settings settings) {
+        String[] names = new String[settings.classes().size()];
+        for (int k = 0; k < names.length; k++) {
+            names[k] = settings.get(k).name();
+        }
+        return names;
+    }
+
     /** Whether {@code names} are the classes of {@code settings}, in order (false for null). */
     static boolean sameClasses(String[] names, Settings settings) {
         if (names == null || names.length != settings.classes().size()) {

@@ -106,10 +106,7 @@ public final class IdentificationLaw implements ObservableLaw {
             throw new IllegalArgumentException("the experiment needs " + needed + " classes, the settings have " + n);
         }
         if (!ControlLaws.sameClasses(names, current)) {
-            names = new String[n];
-            for (int k = 0; k < n; k++) {
-                names[k] = current.get(k).name();
-            }
+            names = ControlLaws.names(current);
             base = current.budgets();
             identifier.gap();
         }
@@ -173,7 +170,6 @@ public final class IdentificationLaw implements ObservableLaw {
             othersMin += k == index ? 0 : mins[k];
         }
         int own = Budgets.round(level, mins[index], Math.max(mins[index], total - othersMin));
-        own = Math.min(own, total);
         double[] weights = new double[n - 1];
         int[] otherMins = new int[n - 1];
         for (int k = 0, j = 0; k < n; k++) {

@@ -33,7 +33,7 @@ import java.util.List;
  *
  * <p>Measurement: delays under {@link ControlLaws#DELAY_FLOOR_SECONDS} count as that floor, and a pair whose
  * two delays are both under it holds (neither class queues: nothing to differentiate); the measured ratio is
- * clamped to within a factor of 10 of the reference so that one period with a near-zero delay cannot swing the
+ * clamped to within a factor of 2 of the reference so that one period with a near-zero delay cannot swing the
  * split to its bound. A pair in which a class had no request granted holds its ratio (the paper's footnote 2:
  * with one class idle the relative guarantee is met by default), unless that class has requests waiting while
  * the other was served: then its delay is taken to be twice what the reference asks, so that the ratio moves
@@ -163,10 +163,7 @@ final class RelativeDelayLaw implements ObservableLaw {
     /** Bumpless start: each ratio from the budgets in force (1 where one is 0, as paper 001 starts), no error. */
     private void start(Settings current, double lowest, double highest) {
         int n = current.classes().size();
-        names = new String[n];
-        for (int k = 0; k < n; k++) {
-            names[k] = current.get(k).name();
-        }
+        names = ControlLaws.names(current);
         int[] b = current.budgets();
         ratio = new double[n - 1];
         lastError = new double[n - 1];

@@ -24,18 +24,6 @@ public record SecondOrderModel(double a1, double a2, double b1, double b2) {
     public static final SecondOrderModel PAPER_ABSOLUTE = new SecondOrderModel(-0.13, -0.03, -0.82, -0.52);
 
     /**
-     * The model's next output, eq. 6.
-     *
-     * @param y1 {@code y(m-1)}
-     * @param y2 {@code y(m-2)}
-     * @param u1 {@code u(m-1)}, the input in force while {@code y(m)} is measured
-     * @param u2 {@code u(m-2)}
-     */
-    public double next(double y1, double y2, double u1, double u2) {
-        return a1 * y1 + a2 * y2 + b1 * u1 + b2 * u2;
-    }
-
-    /**
      * The closed loop's characteristic polynomial with the PI {@code D(z) = g (z - r) / (z - 1)} (eq. 8), the
      * denominator of eq. 9: {@code (z - 1)(z^2 - a1 z - a2) + g (z - r)(b1 z + b2)}, coefficients of
      * {@code z^3, z^2, z, 1}.

@@ -82,16 +82,6 @@ public final class WaitHistogram {
         return count;
     }
 
-    /** The count in bucket {@code i}. */
-    public long count(int i) {
-        return counts[i];
-    }
-
-    /** The bucket counts (a copy). */
-    public long[] counts() {
-        return counts.clone();
-    }
-
     /**
      * The {@code q} quantile in seconds (0 < q <= 1), interpolated linearly within its bucket; NaN when
      * empty. A quantile in the last, unbounded bucket is reported as that bucket's lower bound.

@@ -68,10 +68,8 @@ public final class MicrometerSampleSource implements SampleSource {
             FunctionTimer service = registry.get("qos.service").tags(t).functionTimer();
             long[] buckets = new long[WaitHistogram.BUCKETS];
             for (int b = 0; b < buckets.length; b++) {
-                double le = WaitHistogram.upperSeconds(b);
-                buckets[b] = (long) registry.get("qos.wait.buckets")
-                        .tags(t.and("le", Double.isInfinite(le) ? "+Inf" : Double.toString(le))).functionCounter()
-                        .count();
+                buckets[b] = (long) registry.get("qos.wait.buckets").tags(t.and("le", QosMetrics.le(b)))
+                        .functionCounter().count();
             }
             int ex = (int) gauge("qos.executing", t);
             int q = (int) gauge("qos.queued", t);

@@ -124,12 +124,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     .tags(tags).register(registry));
             for (int b = 0; b < WaitHistogram.BUCKETS; b++) {
                 int bucket = b;
-                double le = WaitHistogram.upperSeconds(b);
-                meters.add(FunctionCounter.builder("qos.wait.buckets", this,
-                                m -> stat(m, name, c2 -> c2.waitBucket(bucket)))
-                        .description("Granted requests by how long they waited (this bucket only, not cumulative)")
-                        .baseUnit("requests").tags(tags.and("le", Double.isInfinite(le) ? "+Inf" : Double.toString(le)))
-                        .register(registry));
+                counter("qos.wait.buckets", "Granted requests by how long they waited (this bucket only, not"
+                        + " cumulative)", tags.and("le", le(b)), name, c2 -> c2.waitBucket(bucket));
             }
             meters.add(FunctionTimer.builder("qos.service", this,
                             m -> (long) stat(m, name, ClassStats::serviceTimed),
@@ -190,6 +186,12 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     private double stat(QosMetrics m, String className, ToDoubleFunction<ClassStats> f) {
         ClassStats c = m.snapshot().get(className);
         return c == null ? Double.NaN : f.applyAsDouble(c);
+    }
+
+    /** The {@code le} tag of wait bucket {@code b}: its upper bound in seconds, {@code +Inf} for the last. */
+    static String le(int b) {
+        double le = WaitHistogram.upperSeconds(b);
+        return Double.isInfinite(le) ? "+Inf" : Double.toString(le);
     }
 
     private void counter(String meter, String description, Tags tags, String className,

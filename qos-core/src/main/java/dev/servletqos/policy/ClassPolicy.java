@@ -215,13 +215,16 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
             return false;
         }
         for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
-                    || c == '_')) {
+            if (!isNameChar(name.charAt(i))) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** A character of a class name: an ASCII letter or digit, '-' or '_' (cookie names also allow '.'). */
+    static boolean isNameChar(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
     }
 
     public ClassPolicy withCapacity(Capacity c) {

@@ -90,16 +90,6 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
         public String key() {
             return key;
         }
-
-        /** The mode for a policy-file name, or null. */
-        public static Mode fromKey(String key) {
-            for (Mode m : values()) {
-                if (m.key.equals(key)) {
-                    return m;
-                }
-            }
-            return null;
-        }
     }
 
     /** Who sets the total concurrency, {@code max-executing}. */

@@ -551,8 +551,7 @@ public final class QosPolicy {
             }
             for (int i = 0; i < s.length(); i++) {
                 char c = s.charAt(i);
-                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
-                        || c == '_' || c == '.')) {
+                if (c != '.' && !ClassPolicy.isNameChar(c)) {
                     return false;
                 }
             }

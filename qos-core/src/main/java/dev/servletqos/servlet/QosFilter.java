@@ -161,7 +161,7 @@ public class QosFilter implements Filter {
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
         ServletTickets.serve(ticket, request, response, () -> request.setAttribute(TICKET_ATTRIBUTE, ticket),
-                () -> chain.doFilter(request, response), ServletTickets.BytesWritten.contentLength());
+                () -> chain.doFilter(request, response), () -> ServletTickets.contentLength(response));
     }
 
     private static QosPolicy loadPolicy(FilterConfig config) {

@@ -11,6 +11,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * What every servlet-level adapter (the Tomcat valve, {@link QosFilter}) does with a request's {@link Ticket}
@@ -33,26 +34,18 @@ public final class ServletTickets {
     }
 
     /**
-     * The size of a finished response's body in bytes as far as the container knows it, or -1: a sensor for
-     * the control loop ({@link Ticket#complete(long)}).
+     * The size of a finished response's body from its {@code Content-Length} header, or -1 when it has none: what
+     * the portable filter knows of it.
      */
-    @FunctionalInterface
-    public interface BytesWritten {
-        long of(HttpServletResponse response);
-
-        /** Where only the {@code Content-Length} header is known (the portable filter). */
-        static BytesWritten contentLength() {
-            return r -> {
-                String v = r.getHeader("Content-Length");
-                if (v == null) {
-                    return -1;
-                }
-                try {
-                    return Long.parseLong(v.trim());
-                } catch (NumberFormatException e) {
-                    return -1;
-                }
-            };
+    public static long contentLength(HttpServletResponse response) {
+        String v = response.getHeader("Content-Length");
+        if (v == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 
@@ -75,11 +68,11 @@ public final class ServletTickets {
      * @param bytes tells the response's size when the request is done
      */
     public static void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, Runnable mark,
-                             Application app, BytesWritten bytes) throws IOException, ServletException {
+                             Application app, LongSupplier bytes) throws IOException, ServletException {
         label(ticket, request, response);
         if (ticket.state() == Ticket.State.PARKED) {
             mark.run();
-            if (park(ticket, request, response, bytes)) {
+            if (park(ticket, request, bytes)) {
                 return;
             }
             // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
@@ -92,7 +85,7 @@ public final class ServletTickets {
         try {
             app.run();
         } finally {
-            releaseWhenDone(ticket, request, response, bytes);
+            releaseWhenDone(ticket, request, bytes);
         }
     }
 
@@ -120,19 +113,18 @@ public final class ServletTickets {
      * request: now, or, if the application went asynchronous, when the request completes. Call it on the thread
      * that ran the application, after the application returned (also when it threw).
      */
-    static void releaseWhenDone(Ticket ticket, HttpServletRequest request, HttpServletResponse response,
-                                BytesWritten bytes) {
+    static void releaseWhenDone(Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
         // While this container thread has not returned, isAsyncStarted() is still true even if the application
         // already called complete() or dispatch(): the container defers both until the thread leaves, so the
         // listener added here cannot miss onComplete.
         if (!request.isAsyncStarted()) {
-            ticket.complete(bytes.of(response));
+            ticket.complete(bytes.getAsLong());
             return;
         }
         try {
-            request.getAsyncContext().addListener(new CompletionListener(ticket, response, bytes));
+            request.getAsyncContext().addListener(new CompletionListener(ticket, bytes));
         } catch (IllegalStateException ex) {
-            ticket.complete(bytes.of(response));
+            ticket.complete(bytes.getAsLong());
         }
     }
 
@@ -151,8 +143,7 @@ public final class ServletTickets {
      *         front of the adapter does not support async). The ticket is then CANCELLED (the caller answers
      *         {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs the request)
      */
-    static boolean park(Ticket ticket, HttpServletRequest request, HttpServletResponse response,
-                        BytesWritten bytes) {
+    static boolean park(Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
         if (request.getHeader("Upgrade") != null) {
             ticket.cancel();
             return false;
@@ -171,7 +162,7 @@ public final class ServletTickets {
         }
         async.setTimeout(ticket.maxWaitNanos() / 1_000_000 + CONTAINER_TIMEOUT_MARGIN_MILLIS);
         ParkedRequest parked = new ParkedRequest(ticket, async, request.getHeader("Accept"), request.getMethod(),
-                response, bytes);
+                bytes);
         async.addListener(parked);
         ticket.await(parked);
         return true;
@@ -188,18 +179,15 @@ public final class ServletTickets {
         private final String accept;
         private final String method;
         private final AtomicBoolean taken = new AtomicBoolean();
-        private final HttpServletResponse response;
-        private final BytesWritten bytes;
+        private final LongSupplier bytes;
         /** Granted, but answered 503 instead of being run: the permit is released as declined, not served. */
         private volatile boolean declined;
 
-        ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method, HttpServletResponse response,
-                      BytesWritten bytes) {
+        ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method, LongSupplier bytes) {
             this.ticket = ticket;
             this.async = async;
             this.accept = accept;
             this.method = method;
-            this.response = response;
             this.bytes = bytes;
         }
 
@@ -261,7 +249,7 @@ public final class ServletTickets {
             if (declined) {
                 ticket.decline();
             } else {
-                ticket.complete(bytes.of(response));
+                ticket.complete(bytes.getAsLong());
             }
         }
 
@@ -275,18 +263,16 @@ public final class ServletTickets {
     /** Releases the permit of a request whose application went asynchronous. */
     private static final class CompletionListener implements AsyncListener {
         private final Ticket ticket;
-        private final HttpServletResponse response;
-        private final BytesWritten bytes;
+        private final LongSupplier bytes;
 
-        CompletionListener(Ticket ticket, HttpServletResponse response, BytesWritten bytes) {
+        CompletionListener(Ticket ticket, LongSupplier bytes) {
             this.ticket = ticket;
-            this.response = response;
             this.bytes = bytes;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
-            ticket.complete(bytes.of(response));
+            ticket.complete(bytes.getAsLong());
         }
 
         @Override

@@ -231,7 +231,7 @@ public class QosValve extends ValveBase {
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
         ServletTickets.serve(ticket, request, response, () -> request.setNote(TICKET_NOTE, ticket),
-                () -> getNext().invoke(request, response), ignored -> response.getContentWritten());
+                () -> getNext().invoke(request, response), response::getContentWritten);
     }
 
     /** The engine's state, for tests and management. */

@@ -52,7 +52,7 @@ public final class Catalog {
 
     /** Whether {@code id} names a product. */
     public static boolean exists(int id) {
-        return id >= 1 && id <= ITEMS;
+        return ShopWorkload.CATALOG.exists(id);
     }
 
     /** The product's name. */

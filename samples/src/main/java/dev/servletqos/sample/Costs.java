@@ -48,22 +48,6 @@ public final class Costs {
     }
 
     /**
-     * Holds the thread for the cost's back-end wait, scaled and multiplied by {@code backendFactor} (the
-     * {@link Backend}'s speed now), and burns its CPU, scaled.
-     */
-    public void spend(Cost cost, double backendFactor) {
-        cpu(cost.cpuMillis() * scale);
-        long nanos = Math.round(cost.waitMillis() * scale * backendFactor * 1_000_000);
-        if (nanos > 0) {
-            try {
-                Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
      * Burns the cost's CPU, scaled, then holds one of the {@code backend}'s connections for its wait, scaled and
      * multiplied by the back end's speed now.
      */

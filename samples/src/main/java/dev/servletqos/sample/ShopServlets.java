@@ -43,12 +43,7 @@ final class ShopServlets {
 
         /** Spends a page's cost at the back end's speed now. */
         void spend(Cost cost) {
-            Backend backend = (Backend) getServletContext().getAttribute(Shop.BACKEND_ATTRIBUTE);
-            if (backend == null) {
-                costs().spend(cost, 1);
-            } else {
-                costs().spend(cost, backend);
-            }
+            costs().spend(cost, (Backend) getServletContext().getAttribute(Shop.BACKEND_ATTRIBUTE));
         }
 
         Catalog catalog() {

@@ -1,5 +1,6 @@
 package dev.servletqos.workload;
 
+import java.net.URI;
 import java.util.Objects;
 
 /**
@@ -42,6 +43,33 @@ public record Page(String name, String method, String path, String body, Cost fu
                 throw new IllegalArgumentException("embedded " + page.name() + ": counts must be 0 or more, were "
                         + full + " and " + degraded);
             }
+        }
+
+        /**
+         * A reference found in a page ({@code ref}, the attribute's value) resolved against the page's URL, or
+         * null when it is malformed or has another scheme, host or port than the page (or user info): a client
+         * of the shop only follows references to the shop.
+         */
+        public static URI sameOrigin(URI page, String ref) {
+            URI u;
+            try {
+                u = page.resolve(ref.trim());
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+            if (u.getScheme() == null || !u.getScheme().equalsIgnoreCase(page.getScheme()) || u.getHost() == null
+                    || !u.getHost().equalsIgnoreCase(page.getHost()) || port(u) != port(page)
+                    || u.getRawUserInfo() != null) {
+                return null;
+            }
+            return u;
+        }
+
+        private static int port(URI u) {
+            if (u.getPort() >= 0) {
+                return u.getPort();
+            }
+            return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
         }
     }
 

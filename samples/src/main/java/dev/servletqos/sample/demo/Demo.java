@@ -218,7 +218,7 @@ public final class Demo {
                         int s = (int) Math.round((System.nanoTime() - rec.t0) / 1e9);
                         rec.sample(s - 1, sampler.next());
                         if (s - 1 < settings.profile().seconds()) {
-                            print(qos, rec, s - 1, server.engine());
+                            print(qos, rec, s - 1);
                         }
                         lastSecond[0] = s;
                     }, firstTick, 1_000_000_000L, TimeUnit.NANOSECONDS);
@@ -289,7 +289,7 @@ public final class Demo {
         }
     }
 
-    private void print(boolean qos, Recorder rec, int second, QosEngine engine) {
+    private void print(boolean qos, Recorder rec, int second) {
         if (second < 0) {
             return;
         }

@@ -66,7 +66,7 @@ final class LoadGenerator implements AutoCloseable {
     static final int RETURNING_USERS = WORKLOAD.returningUsers();
 
     /** What the engine's refusal page of a new session says (dev.servletqos.Rejection, session reasons). */
-    static final String SESSION_REFUSAL_TEXT = "cannot start a new visit";
+    static final String SESSION_REFUSAL_TEXT = dev.servletqos.Rejection.NEW_SESSION_REFUSED;
 
 
     private final URI base;
@@ -225,7 +225,7 @@ final class LoadGenerator implements AutoCloseable {
     private double nextArrival(Profile profile, double t, double total) {
         while (t < total) {
             Profile.Phase p = profile.at(t);
-            double phaseEnd = phaseEnd(profile, t);
+            double phaseEnd = profile.end(t);
             double rate = p.multiple() * capacity;
             if (rate <= 0) {
                 t = phaseEnd;
@@ -240,47 +240,10 @@ final class LoadGenerator implements AutoCloseable {
         return total;
     }
 
-    private static double phaseEnd(Profile profile, double t) {
-        double end = 0;
-        for (Profile.Phase p : profile.phases()) {
-            end += p.seconds();
-            if (t < end) {
-                return end;
-            }
-        }
-        return end;
-    }
-
     /** The pattern of an embedded resource's URL in a page: {@code <img src="URL"} for the shop's images. */
     static Pattern reference(Page.Embedded embeds) {
         return Pattern.compile("<" + Pattern.quote(embeds.tag()) + "\\s[^>]*?\\b"
                 + Pattern.quote(embeds.attribute()) + "=\"([^\"]+)\"");
-    }
-
-    /**
-     * {@code ref} (a URL taken from a response) resolved against {@code base}, or null when it is malformed or
-     * points elsewhere than {@code base}'s scheme, host and port: the generator only talks to the shop.
-     */
-    static URI sameOrigin(URI base, String ref) {
-        URI u;
-        try {
-            u = base.resolve(ref);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-        if (u.getScheme() == null || !u.getScheme().equalsIgnoreCase(base.getScheme()) || u.getHost() == null
-                || !u.getHost().equalsIgnoreCase(base.getHost()) || port(u) != port(base)
-                || u.getRawUserInfo() != null) {
-            return null;
-        }
-        return u;
-    }
-
-    private static int port(URI u) {
-        if (u.getPort() >= 0) {
-            return u.getPort();
-        }
-        return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
     }
 
     private HttpRequest get(String pathAndQuery, Map<String, String> cookies) {
@@ -399,7 +362,7 @@ final class LoadGenerator implements AutoCloseable {
             Matcher m = references.computeIfAbsent(embeds, LoadGenerator::reference).matcher(body);
             Map<String, String> c = cookies();
             while (m.find()) {
-                URI uri = sameOrigin(base, m.group(1));
+                URI uri = Page.Embedded.sameOrigin(base, m.group(1));
                 if (uri == null) {
                     // a URL from the response that leaves the shop (another host or port): not followed,
                     // and the session fails

@@ -98,14 +98,26 @@ public record Profile(List<Phase> phases) {
 
     /** The phase at {@code t} seconds from the start, or null after the end. */
     public Phase at(double t) {
+        int i = index(t);
+        return i < 0 ? null : phases.get(i);
+    }
+
+    /** When the phase at {@code t} ends, in seconds from the start; the profile's end after it. */
+    public double end(double t) {
+        int i = index(t);
+        return i < 0 ? seconds() : start(i) + phases.get(i).seconds();
+    }
+
+    /** The index of the phase at {@code t}, or -1 after the end. */
+    private int index(double t) {
         double end = 0;
-        for (Phase p : phases) {
-            end += p.seconds();
+        for (int i = 0; i < phases.size(); i++) {
+            end += phases.get(i).seconds();
             if (t < end) {
-                return p;
+                return i;
             }
         }
-        return null;
+        return -1;
     }
 
     /** The start of phase {@code i} in seconds. */

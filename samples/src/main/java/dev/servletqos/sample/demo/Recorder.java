@@ -94,8 +94,7 @@ final class Recorder {
 
         /** The engine's stats of user type {@code type}'s class, or null (QoS off, or no such class). */
         ClassStats stats(int type) {
-            int i = classIndex(type);
-            return i < 0 ? null : engine.classes().get(i);
+            return engine == null ? null : engine.get(TYPES.get(type));
         }
 
         /** The budget of user type {@code type}'s class, or -1 when there is none. */
