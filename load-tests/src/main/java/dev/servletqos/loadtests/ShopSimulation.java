@@ -65,7 +65,7 @@ public class ShopSimulation extends Simulation {
     @Override
     public void before() {
         try {
-            int n = tiers.fill(PREMIUM_USERS, Duration.ofSeconds(10));
+            int n = tiers.fill(PREMIUM_USERS, Duration.ofSeconds(10), Duration.ofSeconds(60));
             if (n == 0) {
                 System.out.println("servlet-qos load test: the shop issued no " + tiers.cookieName()
                         + " tier cookie; premium users start without one");

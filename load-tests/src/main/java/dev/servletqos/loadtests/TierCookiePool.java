@@ -35,20 +35,39 @@ public final class TierCookiePool {
     }
 
     /**
-     * Logs {@code users} premium users in and keeps their tier cookies.
+     * Logs {@code users} premium users in and keeps their tier cookies. They are new visitors to the shop (the
+     * login is their first request), so the shop's admission may turn some away while it admits fewer sessions
+     * than they come (after an overloaded run, the admission law's rate); a refused login (503 or 429) is tried
+     * again after its {@code Retry-After}, as a returning visitor would, until {@code deadline} has passed.
      *
+     * @param timeout  the timeout of each request
+     * @param deadline how long all the logins may take, retries included
      * @return how many tier cookies the shop issued (0 if it issues none, for example with QoS off)
-     * @throws IOException when the shop does not answer 2xx
+     * @throws IOException when the shop answers something else than 2xx, or still refuses at the deadline
      */
-    public int fill(int users, Duration timeout) throws IOException, InterruptedException {
+    public int fill(int users, Duration timeout, Duration deadline) throws IOException, InterruptedException {
         HttpClient client = HttpClient.newBuilder().connectTimeout(timeout).build();
+        long end = System.nanoTime() + deadline.toNanos();
         List<String> found = new ArrayList<>();
+        int retries = 0;
         for (int i = 0; i < users; i++) {
             String login = ShopWorkload.LOGIN.path().replace("{class}", ShopSessions.PREMIUM);
             HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve(login)).timeout(timeout).GET().build();
             HttpResponse<Void> resp = client.send(req, HttpResponse.BodyHandlers.discarding());
-            if (resp.statusCode() / 100 != 2) {
-                throw new IOException("GET " + req.uri() + " answered " + resp.statusCode()
+            int status = resp.statusCode();
+            if (status == 503 || status == 429) {
+                long wait = resp.headers().firstValueAsLong("Retry-After").orElse(1) * 1_000_000_000L;
+                if (System.nanoTime() + wait - end > 0) {
+                    throw new IOException("GET " + req.uri() + " still answered " + status + " after " + retries
+                            + " retries, " + deadline.toSeconds() + " s, while preparing premium users' tier cookies");
+                }
+                retries++;
+                Thread.sleep(wait / 1_000_000);
+                i--; // the same user again
+                continue;
+            }
+            if (status / 100 != 2) {
+                throw new IOException("GET " + req.uri() + " answered " + status
                         + " while preparing premium users' tier cookies");
             }
             String value = cookieValue(resp.headers().allValues("Set-Cookie"), cookieName);
