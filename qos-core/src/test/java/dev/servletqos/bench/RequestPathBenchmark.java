@@ -4,6 +4,7 @@ import dev.servletqos.QosEngine;
 import dev.servletqos.RequestView;
 import dev.servletqos.Ticket;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.Rule;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +14,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -74,11 +76,20 @@ public class RequestPathBenchmark {
         }
     }
 
+    /**
+     * {@code fixed}: max-executing 64 given, no control law; {@code auto}: the minimal policy's self-tuning
+     * capacity (the ceiling 64), whose request path also numbers the request's route.
+     */
+    @Param({"fixed", "auto"})
+    public String capacity;
+
     @Setup
     public void setUp() {
         QosPolicy policy = QosPolicy.builder().maxExecuting(64).secret("bench-secret-0123456789abcdef")
                 .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic"))
-                .addRule(Rule.path("premium", "/premium/")).build();
+                .addRule(Rule.path("premium", "/premium/"))
+                .control(ControlPolicy.DEFAULTS.withCapacity("auto".equals(capacity) ? ControlPolicy.Capacity.AUTO
+                        : ControlPolicy.Capacity.FIXED)).build();
         engine = QosEngine.create(policy);
         Ticket first = engine.enter(new FixedRequest(null));
         String setCookie = first.setCookieHeader();
