@@ -53,7 +53,7 @@ final class AdmissionLaw implements ObservableLaw {
 
     /**
      * Below this share of the permits busy, with nothing waiting, the server is idle: a class that refused
-     * sessions then gets at least the feed-forward rate back at once (its factor at least 1).
+     * sessions then gets the most the law allows at once (its factor at {@link #U_MAX}).
      */
     static final double IDLE = 0.8;
     private String[] names;
@@ -106,7 +106,9 @@ final class AdmissionLaw implements ObservableLaw {
                         factor[k] = Math.max(U_MIN, Math.min(U_MAX, factor[k] * Math.exp(GAIN * e)));
                     }
                     if (idle && c.sessionsRefused() > 0) {
-                        factor[k] = Math.max(factor[k], 1); // refusing with the permits idle: fill them
+                        // refusing with the permits idle: fill them, at the most the law allows (a session brings
+                        // its load over its whole visit, so the feed-forward alone refills the server slowly)
+                        factor[k] = U_MAX;
                     }
                 }
             }

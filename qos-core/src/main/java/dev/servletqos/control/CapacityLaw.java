@@ -21,16 +21,27 @@ import dev.servletqos.Settings;
  *   <li>otherwise it holds.</li>
  * </ul>
  *
- * <p>The baseline is the least service time (smoothed over two periods, against noise) of the last
- * {@value #WINDOW} periods with enough completions, so a low that was luck is forgotten; it is never
- * re-measured by cutting traffic (Envoy's periodic probes to a minimum concurrency refuse or delay real
- * requests). A back end that got slower for every request (not one that queues) is told apart by what the
- * law's own cuts do: when the number of requests in service fell by a fifth or more and the service time did not
- * follow ({@code d ln T / d ln N < }{@value #ELASTIC}), the service time does not depend on the concurrency, so it
- * is the new baseline (a rise in concurrency says nothing: a back end with room shows no rise either, and taking
- * that for a slower back end would ratchet the baseline up); so it is when a cut to the floor did not bring the
- * ratio down by a tenth (the limit is at its floor and unable to move). A back end that got faster lowers the baseline; one with more connections shows no rise
- * as the limit grows.
+ * <p>The baseline is the least, over the last {@value #WINDOW} periods with enough completions, of each period's
+ * service time (smoothed over two periods) plus {@value #Z} standard error: the least of many noisy means is far
+ * below their true mean (at 300 completions a period, 300 periods put it 17 % low, and a baseline that low has
+ * the law cut a back end with room until it starves), the least of the means plus their standard error is not.
+ * The standard error is the period's dispersion over the root of its completions, the dispersion measured from
+ * the median difference of successive periods (a step of the back end is one outlier of the median, not a new
+ * dispersion). A period in which the requests in service rose by more than a fifth is not measured: its
+ * completions are its short requests (the long ones are still in service), which at start-up put a mean 30 %
+ * low. With routes the baseline waits for the routes' references, so the first periods' mix of requests is
+ * not mistaken for their speed. The baseline is never re-measured by cutting traffic (Envoy's periodic probes
+ * to a minimum concurrency refuse or delay real requests), and a cut needs its ratio to stand one standard error
+ * above the threshold, so noise in a period of few completions does not starve the back end.
+ *
+ * <p>A back end that got slower for every request (not one that queues) is told apart by what the law's own
+ * cuts do: when the number of requests in service fell by a fifth or more and the service time did not follow
+ * ({@code d ln T / d ln N < }{@value #ELASTIC}) in {@value #INELASTIC_READINGS} readings in a row, the service
+ * time does not depend on the concurrency, so it is the new baseline (one reading is not enough: a back end that
+ * lost connections in the period of a cut shows the same; a rise in concurrency says nothing: a back end with
+ * room shows no rise either, and taking that for a slower back end would ratchet the baseline up); so it is when
+ * a cut to the floor did not bring the ratio down by a tenth (the limit is at its floor and unable to move). A
+ * back end that got faster lowers the baseline; one with more connections shows no rise as the limit grows.
  *
  * <p>Budgets: a class whose budget was the whole limit keeps the whole new limit (the default: every class may
  * use every permit, strict priority decides); other budgets stay as set, clamped to the limit by the engine.
@@ -48,26 +59,49 @@ final class CapacityLaw implements ControlLaw {
     static final double AIM = 0.3;
     /** Periods over which the baseline is the least smoothed service time: old lows are forgotten. */
     static final int WINDOW = 300;
-    /** Completions a period needs before its mean service time may cut the limit. */
+    /** Completions a period needs before its mean service time counts for the baseline or a cut. */
     static final double MIN_COMPLETIONS = 20;
     /** Growth per period when there is room. */
     static final double GROWTH = 0.2;
+    /** A period whose requests in service rose by more than this factor is building up, not measured. */
+    static final double RAMP = 1.2;
+    /** Standard errors above a period's smoothed mean at which it counts for the baseline. */
+    static final double Z = 1;
+    /** Differences of successive periods whose median gives the service time's dispersion. */
+    static final int SPREADS = 60;
+    /** The dispersion (standard deviation over mean of one request's service time) until it is measured. */
+    static final double DEFAULT_DISPERSION = 1;
     /** Below this elasticity of service time to concurrency, the service time is the back end's own. */
     static final double ELASTIC = 0.3;
     /** Timed completions of a route whose mean is its reference service time. */
-    static final long REFERENCE_COMPLETIONS = 20;
+    static final long REFERENCE_COMPLETIONS = 100;
+    /** Consecutive inelastic falls of concurrency that make the service time the back end's own. */
+    static final int INELASTIC_READINGS = 2;
     /** The concurrency must have moved by this factor for the elasticity to say anything. */
     static final double MOVED = 1.2;
 
     private double limit = Double.NaN;
     private double baseline = Double.NaN;
     private double smoothed = Double.NaN;
-    /** The smoothed service times of the last periods with enough completions; the baseline is their least. */
+    /**
+     * The smoothed mean service times plus {@value #Z} standard error of the last periods with enough completions;
+     * the baseline is their least.
+     */
     private final double[] history = new double[WINDOW];
     private int periods;
+    /** The last periods' standardised differences of mean service time, whose median gives the dispersion. */
+    private final double[] spreads = new double[SPREADS];
+    private int spreadCount;
+    /** The last period's mean service time (in the law's unit) and its completions, for the next difference. */
+    private double lastMean = Double.NaN;
+    private double lastCount;
+    /** The timed completions behind the last {@link #mixFree} measure. */
+    private double counted;
     private double lastInService = Double.NaN;
     private double lastService = Double.NaN;
     private double lastRatio = Double.NaN;
+    /** Consecutive falls of concurrency the service time did not follow. */
+    private int inelastic;
     /** The last period cut the limit to its floor. */
     private boolean cut;
     /** Per route: the service times of its first timed completions, the route's reference; and how many. */
@@ -108,44 +142,63 @@ final class CapacityLaw implements ControlLaw {
         }
         boolean wasMixed = mixed;
         double plain = serviceSum / completions;
-        double service = mixFree(sample, plain);
+        counted = completions * sample.seconds();
+        // while the requests in service build up, the period's completions are its short requests (the long ones
+        // are still in service): such a period gives neither a reference nor a baseline
+        boolean building = !(lastInService > 0) || inService > RAMP * lastInService;
+        double service = mixFree(sample, plain, building);
         if (mixed != wasMixed) {
-            // from seconds to the mix-free measure: what was measured in seconds is converted at this period's
-            // rate, so that the baseline keeps the lows of the first periods
-            double scale = plain / service;
-            for (int i = 0; i < Math.min(periods, history.length); i++) {
-                history[i] /= scale;
-            }
-            smoothed /= scale;
-            lastService /= scale;
+            // from seconds to the mix-free measure (a source that had no routes and now has): learnt again
+            periods = 0;
+            smoothed = Double.NaN;
+            lastService = Double.NaN;
+            lastMean = Double.NaN;
         }
         if (Double.isNaN(service)) {
+            lastInService = inService;
             return withLimit(current, clamp(limit, floor, ceiling));
         }
-        smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
-        if (completions * sample.seconds() >= MIN_COMPLETIONS || Double.isNaN(baseline)) {
-            history[periods++ % history.length] = smoothed;
+        double n = counted;
+        boolean evidenceBefore = lastCount >= MIN_COMPLETIONS && lastMean > 0;
+        if (n >= MIN_COMPLETIONS && !building) {
+            if (lastMean > 0 && lastCount >= MIN_COMPLETIONS) {
+                spreads[spreadCount++ % spreads.length] = Math.abs(service - lastMean)
+                        / (0.5 * (service + lastMean) * Math.sqrt(1 / n + 1 / lastCount));
+            }
+            lastMean = service;
+            lastCount = n;
+            smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
+            history[periods++ % history.length] = smoothed * (1 + Z * dispersion() / Math.sqrt(3 * n));
+        } else {
+            lastMean = Double.NaN;
+            smoothed = Double.NaN;
         }
         baseline = Double.POSITIVE_INFINITY;
         for (int i = 0; i < Math.min(periods, history.length); i++) {
             baseline = Math.min(baseline, history[i]);
         }
-        double r = service / baseline;
+        // no period with enough completions yet: nothing says the back end queues
+        double r = periods == 0 ? Double.NaN : service / baseline;
         // only a fall in concurrency tells: with more requests in service a back end with room shows no rise
         // either, and taking that for a slower back end would ratchet the baseline (and the limit) up
-        boolean moved = lastInService > 0 && inService > 0 && lastService > 0
-                && Math.log(lastInService / inService) >= Math.log(MOVED);
+        boolean moved = lastInService > 0 && inService > 0 && lastService > 0 && evidenceBefore
+                && n >= MIN_COMPLETIONS && Math.log(lastInService / inService) >= Math.log(MOVED);
         // a limit held at its floor cannot move: a cut to the floor that did not bring the ratio down by a tenth
         // says the same (a cut above the floor is judged by the move of the requests in service, above: the
         // requests already in service finish first, so one period after a cut says little)
         boolean cutInVain = cut && r > 1 + HIGH && r >= 0.9 * lastRatio;
         if (r > 1 + HIGH && (moved || cutInVain)) {
             double elasticity = moved ? Math.log(service / lastService) / Math.log(inService / lastInService) : 0;
-            if (elasticity < ELASTIC) {
+            // one reading is not enough: a back end that lost connections in the period of a cut shows a fall of
+            // concurrency and a rise of service time too; the law's next cut, with nothing else changing, tells
+            inelastic = elasticity < ELASTIC ? inelastic + 1 : 0;
+            if (inelastic >= INELASTIC_READINGS || cutInVain) {
+                inelastic = 0;
                 // the back end is slower for every request, not queueing: the new baseline
                 java.util.Arrays.fill(history, service);
-                baseline = service;
                 smoothed = service;
+                periods = Math.max(periods, 1);
+                baseline = service;
                 r = 1;
             }
         }
@@ -155,9 +208,12 @@ final class CapacityLaw implements ControlLaw {
         boolean demand = queued > 0 || waited || inService >= 0.8 * limit;
         // A cut needs evidence: enough completions for the mean to mean something, and the engine's own
         // concurrency pushing the back end (with most permits idle, a slow back end is not queueing on us).
-        boolean evidence = completions * sample.seconds() >= MIN_COMPLETIONS && inService >= 0.5 * limit;
+        boolean evidence = n >= MIN_COMPLETIONS && inService >= 0.5 * limit;
         cut = false;
-        if (r > 1 + HIGH && evidence) {
+        // a cut on a ratio that noise alone explains would starve the back end: the ratio less one standard
+        // error of the period's mean must be above the threshold
+        double significant = r * (1 - dispersion() / Math.sqrt(Math.max(n, 1)));
+        if (significant > 1 + HIGH && evidence) {
             limit = Math.max(limit / 2, limit * (1 + AIM) / r);
             cut = limit <= floor;
         } else if (r < 1 + LOW && demand) {
@@ -174,12 +230,16 @@ final class CapacityLaw implements ControlLaw {
      * with more slow pages than the last is then not mistaken for a back end that queues. Without routes (or
      * before any route has its reference), the plain mean {@code plain}.
      */
-    private double mixFree(Sample sample, double plain) {
+    private double mixFree(Sample sample, double plain, boolean building) {
         if (sample.routes().isEmpty()) {
             return mixed ? Double.NaN : plain;
         }
+        if (building && !mixed) {
+            return Double.NaN;
+        }
         double took = 0;
         double expected = 0;
+        long used = 0;
         for (Sample.RouteSample r : sample.routes()) {
             if (!(r.meanService() >= 0) || r.timed() <= 0) {
                 continue;
@@ -190,18 +250,40 @@ final class CapacityLaw implements ControlLaw {
             }
             int i = r.route();
             if (referenceCount[i] < REFERENCE_COMPLETIONS) {
+                if (building) {
+                    continue;
+                }
                 referenceSum[i] += r.timed() * r.meanService();
                 referenceCount[i] += r.timed();
                 continue;
             }
             took += r.timed() * r.meanService();
             expected += r.timed() * referenceSum[i] / referenceCount[i];
+            used += r.timed();
         }
         if (expected > 0) {
             mixed = true;
+            counted = used;
             return took / expected;
         }
-        return mixed ? Double.NaN : plain;
+        // with routes, the plain mean is not used: the mix of the first periods is not the mix of later ones
+        return Double.NaN;
+    }
+
+    /**
+     * The dispersion of one request's service time (standard deviation over mean), from the median of the last
+     * periods' differences: the difference of two periods' means, over its standard error with a dispersion of
+     * 1, is normal with the dispersion as its standard deviation, and its median absolute value is 0.6745 of
+     * that. A median, so a step of the back end (or of the limit) is one outlier, not a new dispersion.
+     */
+    private double dispersion() {
+        int k = Math.min(spreadCount, spreads.length);
+        if (k < 10) {
+            return DEFAULT_DISPERSION;
+        }
+        double[] v = java.util.Arrays.copyOf(spreads, k);
+        java.util.Arrays.sort(v);
+        return v[k / 2] / 0.6745;
     }
 
     /** The limit in force for {@code limit}: rounded, within {@code floor..ceiling}. */

@@ -143,6 +143,28 @@ class SelfTuningTest {
         }
     }
 
+    /**
+     * Cases 1 and 2 with other seeds. Before the capacity law took the noise of its periods into account, the
+     * baseline (the least of many noisy means) fell so low with two seeds in six that the law cut a back end with
+     * room until 38 % of the capacity was left.
+     */
+    @Test
+    void otherSeedsGiveTheSameFigures() {
+        for (long seed = 2; seed <= 6; seed++) {
+            SimResult one = Simulation.run(minimalPolicy(), workload(1, Duration.ofSeconds(120), backEnd()), seed);
+            Figures f = Figures.of(one, 20, 120);
+            System.out.println("seed " + seed + ", 1x: " + f);
+            assertTrue(f.premiumCompleted() >= 0.98, "seed " + seed + ", 1x: " + f);
+            assertTrue(f.basicCompleted() >= 0.98, "seed " + seed + ", 1x: " + f);
+            assertEquals(0, f.laterRefusals(), "seed " + seed + ", 1x: " + f);
+            for (double overload : new double[] {4, 10}) {
+                SimResult r = Simulation.run(minimalPolicy(), workload(overload, Duration.ofSeconds(120), backEnd()),
+                        seed);
+                holds(r, "seed " + seed + ", " + overload + "x", 20, 120, CAPACITY, 0.95);
+            }
+        }
+    }
+
     @Test
     void whenTheBackEndLosesHalfItsConnectionsTheLimitFollowsWithinTenPeriods() {
         ServerModel server = backEnd().workersAt(Duration.ofSeconds(60), CONNECTIONS / 2)
