@@ -103,7 +103,9 @@ class ShopEndpointsTest {
             ShopClient fresh = new ShopClient(server.port());
             assertEquals(200, fresh.get("/login").statusCode());
             assertEquals(409, fresh.post("/checkout").statusCode(), "an empty cart");
-            assertEquals(405, c.post("/browse").statusCode());
+            // a fresh client: the server may close the connection after answering the path out of the image tree
+            // with 400, and the JDK's client does not send a POST again on a connection closed under it
+            assertEquals(405, new ShopClient(server.port()).post("/browse").statusCode());
             EngineIdle.await(server, Duration.ofSeconds(10));
         }
     }
