@@ -4,7 +4,6 @@ import dev.servletqos.Settings.ClassSettings;
 import dev.servletqos.Settings;
 import dev.servletqos.policy.ControlPolicy.Gains;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -64,13 +63,12 @@ final class AbsoluteDelayLaw implements ObservableLaw {
         }
         double quantile = ControlLaws.quantile(current);
         double period = sample.seconds();
-        int[] mins = new int[n];
+        int[] mins = ControlLaws.minimums(current, total);
         double[] targets = new double[n];
         double[] measured = new double[n];
         double[] errors = new double[n];
         for (int k = 0; k < n; k++) {
             ClassSettings cs = current.get(k);
-            mins[k] = Math.max(0, Math.min(cs.minBudget(), total));
             targets[k] = ControlLaws.seconds(cs.delayTarget());
             int inForce = cs.budget();
             double base = demand[k];
@@ -106,10 +104,7 @@ final class AbsoluteDelayLaw implements ObservableLaw {
             out.add(new LoopReading(names[k], targets[k], measured[k], errors[k], granted[k], saturated[k]));
         }
         readings = List.copyOf(out);
-        if (Arrays.equals(granted, current.budgets())) {
-            return current;
-        }
-        return current.withBudgets(granted).withSource(Settings.Source.CONTROLLER);
+        return ControlLaws.withBudgets(current, granted);
     }
 
     @Override

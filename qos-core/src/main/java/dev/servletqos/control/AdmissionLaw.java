@@ -18,7 +18,7 @@ import java.util.List;
  * <p>Feedback: the admitted rate is {@code u_k A_k / (s_k R_k)}, and the factor {@code u_k} is moved each period
  * by the class's delay, {@code u_k <- u_k exp(g e)} with {@code e = (W_k - d_k) / W_k} clamped to
  * {@code [-1, 1/2]}, {@code d_k} the 95th percentile of the class's queue delay and {@code W_k} its target, gain
- * {@code g = }{@value #GAIN}. A class late by its target or more loses two fifths of its rate per period; a class
+ * {@code g = }{@value #GAIN}. A class late by its target or more loses about a fifth of its rate per period; a class
  * under its target gets its factor back only while the limit was reached (sessions were refused: the rule of
  * paper 002, so that an unused limit does not wind up), up to {@value #U_MAX} times what the feed-forward
  * says, which leaves room for the random bursts of a load at capacity. A class with requests waiting and none

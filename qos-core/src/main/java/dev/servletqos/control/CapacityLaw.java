@@ -25,7 +25,8 @@ import dev.servletqos.Settings;
  * service time (smoothed over two periods) plus {@value #Z} standard error: the least of many noisy means is far
  * below their true mean (at 300 completions a period, 300 periods put it 17 % low, and a baseline that low has
  * the law cut a back end with room until it starves), the least of the means plus their standard error is not.
- * The standard error is the period's dispersion over the root of its completions, the dispersion measured from
+ * The standard error is that of the smoothed mean: the dispersion over the root of three times the period's
+ * completions (an average of weight one half has a third of one period's variance), the dispersion measured from
  * the median difference of successive periods (a step of the back end is one outlier of the median, not a new
  * dispersion). A period in which the requests in service rose by more than a fifth is not measured: its
  * completions are its short requests (the long ones are still in service), which at start-up put a mean 30 %
@@ -35,7 +36,7 @@ import dev.servletqos.Settings;
  * above the threshold, so noise in a period of few completions does not starve the back end.
  *
  * <p>A back end that got slower for every request (not one that queues) is told apart by what the law's own
- * cuts do: when the number of requests in service fell by a fifth or more and the service time did not follow
+ * cuts do: when the number of requests in service fell by a sixth or more and the service time did not follow
  * ({@code d ln T / d ln N < }{@value #ELASTIC}) in {@value #INELASTIC_READINGS} readings in a row, the service
  * time does not depend on the concurrency, so it is the new baseline (one reading is not enough: a back end that
  * lost connections in the period of a cut shows the same; a rise in concurrency says nothing: a back end with
@@ -81,7 +82,6 @@ final class CapacityLaw implements ControlLaw {
     static final double MOVED = 1.2;
 
     private double limit = Double.NaN;
-    private double baseline = Double.NaN;
     private double smoothed = Double.NaN;
     /**
      * The smoothed mean service times plus {@value #Z} standard error of the last periods with enough completions;
@@ -92,13 +92,11 @@ final class CapacityLaw implements ControlLaw {
     /** The last periods' standardised differences of mean service time, whose median gives the dispersion. */
     private final double[] spreads = new double[SPREADS];
     private int spreadCount;
-    /** The last period's mean service time (in the law's unit) and its completions, for the next difference. */
-    private double lastMean = Double.NaN;
-    private double lastCount;
-    /** The timed completions behind the last {@link #mixFree} measure. */
-    private double counted;
     private double lastInService = Double.NaN;
+    /** The last period's service time (in the law's unit). */
     private double lastService = Double.NaN;
+    /** The last period's completions if it was measured (enough of them, not building up), else 0. */
+    private double lastCount;
     private double lastRatio = Double.NaN;
     /** Consecutive falls of concurrency the service time did not follow. */
     private int inelastic;
@@ -138,42 +136,41 @@ final class CapacityLaw implements ControlLaw {
             waited |= c.meanWait() > 0;
         }
         if (completions <= 0) {
-            return withLimit(current, clamp(limit, floor, ceiling));
+            return withLimit(current, Budgets.round(limit, floor, ceiling));
         }
         boolean wasMixed = mixed;
         double plain = serviceSum / completions;
-        counted = completions * sample.seconds();
         // while the requests in service build up, the period's completions are its short requests (the long ones
         // are still in service): such a period gives neither a reference nor a baseline
         boolean building = !(lastInService > 0) || inService > RAMP * lastInService;
-        double service = mixFree(sample, plain, building);
+        Measure measure = mixFree(sample, new Measure(plain, completions * sample.seconds()), building);
+        double service = measure.service();
         if (mixed != wasMixed) {
             // from seconds to the mix-free measure (a source that had no routes and now has): learnt again
             periods = 0;
             smoothed = Double.NaN;
             lastService = Double.NaN;
-            lastMean = Double.NaN;
+            lastCount = 0;
         }
         if (Double.isNaN(service)) {
             lastInService = inService;
-            return withLimit(current, clamp(limit, floor, ceiling));
+            return withLimit(current, Budgets.round(limit, floor, ceiling));
         }
-        double n = counted;
-        boolean evidenceBefore = lastCount >= MIN_COMPLETIONS && lastMean > 0;
+        double n = measure.count();
+        boolean evidenceBefore = lastCount >= MIN_COMPLETIONS && lastService > 0;
         if (n >= MIN_COMPLETIONS && !building) {
-            if (lastMean > 0 && lastCount >= MIN_COMPLETIONS) {
-                spreads[spreadCount++ % spreads.length] = Math.abs(service - lastMean)
-                        / (0.5 * (service + lastMean) * Math.sqrt(1 / n + 1 / lastCount));
+            if (evidenceBefore) {
+                spreads[spreadCount++ % spreads.length] = Math.abs(service - lastService)
+                        / (0.5 * (service + lastService) * Math.sqrt(1 / n + 1 / lastCount));
             }
-            lastMean = service;
             lastCount = n;
             smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
             history[periods++ % history.length] = smoothed * (1 + Z * dispersion() / Math.sqrt(3 * n));
         } else {
-            lastMean = Double.NaN;
+            lastCount = 0;
             smoothed = Double.NaN;
         }
-        baseline = Double.POSITIVE_INFINITY;
+        double baseline = Double.POSITIVE_INFINITY;
         for (int i = 0; i < Math.min(periods, history.length); i++) {
             baseline = Math.min(baseline, history[i]);
         }
@@ -198,7 +195,6 @@ final class CapacityLaw implements ControlLaw {
                 java.util.Arrays.fill(history, service);
                 smoothed = service;
                 periods = Math.max(periods, 1);
-                baseline = service;
                 r = 1;
             }
         }
@@ -230,12 +226,12 @@ final class CapacityLaw implements ControlLaw {
      * with more slow pages than the last is then not mistaken for a back end that queues. Without routes (or
      * before any route has its reference), the plain mean {@code plain}.
      */
-    private double mixFree(Sample sample, double plain, boolean building) {
+    private Measure mixFree(Sample sample, Measure plain, boolean building) {
         if (sample.routes().isEmpty()) {
-            return mixed ? Double.NaN : plain;
+            return mixed ? Measure.NONE : plain;
         }
         if (building && !mixed) {
-            return Double.NaN;
+            return Measure.NONE;
         }
         double took = 0;
         double expected = 0;
@@ -263,11 +259,15 @@ final class CapacityLaw implements ControlLaw {
         }
         if (expected > 0) {
             mixed = true;
-            counted = used;
-            return took / expected;
+            return new Measure(took / expected, used);
         }
         // with routes, the plain mean is not used: the mix of the first periods is not the mix of later ones
-        return Double.NaN;
+        return Measure.NONE;
+    }
+
+    /** A period's service time in the law's unit, and the completions it is the mean of; NaN: none. */
+    private record Measure(double service, double count) {
+        static final Measure NONE = new Measure(Double.NaN, 0);
     }
 
     /**
@@ -284,11 +284,6 @@ final class CapacityLaw implements ControlLaw {
         double[] v = java.util.Arrays.copyOf(spreads, k);
         java.util.Arrays.sort(v);
         return v[k / 2] / 0.6745;
-    }
-
-    /** The limit in force for {@code limit}: rounded, within {@code floor..ceiling}. */
-    private static int clamp(double limit, int floor, int ceiling) {
-        return (int) Math.round(Math.max(floor, Math.min(ceiling, limit)));
     }
 
     private static Settings withLimit(Settings current, int limit) {

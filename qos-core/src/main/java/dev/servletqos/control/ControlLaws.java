@@ -6,8 +6,9 @@ import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 
 /**
- * The delay control laws of paper 001 (section III.D), as {@link ControlLaw}s: Sample in, Settings out, no
- * clock and no thread. Each instance keeps its loops' state between periods, so one instance serves one
+ * The control laws, as {@link ControlLaw}s: the delay laws of paper 001 (section III.D), the capacity and
+ * admission laws of the self-tuning engine, and their chain. Sample in, Settings out, no clock and no
+ * thread. Each instance keeps its loops' state between periods, so one instance serves one
  * engine; build a new one when the classes change.
  *
  * <p>Units: delays in seconds, budgets in permits, one step per sampling period. A PI's gains depend on the
@@ -196,6 +197,23 @@ public final class ControlLaws {
             names[k] = settings.get(k).name();
         }
         return names;
+    }
+
+    /** Each class's minimum budget, within {@code 0..total}. */
+    static int[] minimums(Settings settings, int total) {
+        int[] mins = new int[settings.classes().size()];
+        for (int k = 0; k < mins.length; k++) {
+            mins[k] = Math.max(0, Math.min(settings.get(k).minBudget(), total));
+        }
+        return mins;
+    }
+
+    /** {@code current} with the budgets {@code granted}, set by the controller; {@code current} if they are its own. */
+    static Settings withBudgets(Settings current, int[] granted) {
+        if (java.util.Arrays.equals(granted, current.budgets())) {
+            return current;
+        }
+        return current.withBudgets(granted).withSource(Settings.Source.CONTROLLER);
     }
 
     /** Whether {@code names} are the classes of {@code settings}, in order (false for null). */

@@ -1,7 +1,6 @@
 package dev.servletqos.control;
 
 import dev.servletqos.Settings;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -127,20 +126,14 @@ public final class IdentificationLaw implements ObservableLaw {
 
         double level = prbs.next(low, high);
         int total = Math.max(0, current.maxExecuting());
-        int[] mins = new int[n];
-        for (int k = 0; k < n; k++) {
-            mins[k] = Math.max(0, Math.min(current.get(k).minBudget(), total));
-        }
+        int[] mins = ControlLaws.minimums(current, total);
         int[] next = absolute ? splitAround(level, total, mins) : splitByRatio(level, total, mins);
         double applied = absolute ? next[index]
                 : next[index + 1] > 0 ? (double) next[index] / next[index + 1] : level;
         String name = names[absolute ? index : index + 1];
         readings = List.of(new LoopReading(name, Double.NaN, y, Double.NaN, applied,
                 absolute && applied != level));
-        if (Arrays.equals(next, inForce)) {
-            return current;
-        }
-        return current.withBudgets(next).withSource(Settings.Source.CONTROLLER);
+        return ControlLaws.withBudgets(current, next);
     }
 
     /**

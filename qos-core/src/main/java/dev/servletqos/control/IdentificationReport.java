@@ -1,7 +1,6 @@
 package dev.servletqos.control;
 
 import dev.servletqos.policy.ControlPolicy.Gains;
-import dev.servletqos.policy.ControlPolicy;
 import java.util.List;
 import java.util.Objects;
 

@@ -76,12 +76,11 @@ final class RelativeDelayLaw implements ObservableLaw {
         double quantile = ControlLaws.quantile(current);
         double[] delays = new double[n];
         boolean[] waiting = new boolean[n];
-        int[] mins = new int[n];
+        int[] mins = ControlLaws.minimums(current, total);
         for (int k = 0; k < n; k++) {
             ClassSample c = ControlLaws.classSample(sample, k, names[k]);
             delays[k] = ControlLaws.delay(c, quantile);
             waiting[k] = c != null && c.queued() > 0;
-            mins[k] = Math.max(0, Math.min(current.get(k).minBudget(), total));
         }
         double[] references = new double[n - 1];
         double[] measured = new double[n - 1];
@@ -122,10 +121,7 @@ final class RelativeDelayLaw implements ObservableLaw {
         }
         lastGranted = granted;
         readings = List.copyOf(out);
-        if (Arrays.equals(granted, inForce)) {
-            return current;
-        }
-        return current.withBudgets(granted).withSource(Settings.Source.CONTROLLER);
+        return ControlLaws.withBudgets(current, granted);
     }
 
     @Override
