@@ -16,21 +16,23 @@ interface AdmissionStep {
     Rejection refuse(Scheduler.Lane lane, Scheduler scheduler, long now);
 
     /**
-     * The steps, in order: the queue triggers (j, k) with {@code control.admission = triggers}, or the queue guard
-     * with {@code auto}; then the class's session rate (configured, or set by the admission law). The mode is
-     * read from the settings in force, so it can change live. Stateless: the refusals are the scheduler's.
+     * The steps with {@code control.admission = triggers}, in order: the queue triggers (j, k), then the class's
+     * session rate (configured). Stateless: the refusals are the scheduler's.
      */
-    List<AdmissionStep> STEPS = List.of(AdmissionStep::queueTriggers, AdmissionStep::queueGuard,
-            AdmissionStep::sessionRate);
+    List<AdmissionStep> TRIGGERS = List.of(AdmissionStep::queueTriggers, AdmissionStep::sessionRate);
+
+    /**
+     * The steps with {@code control.admission = auto}, in order: the queue guard, then the class's session rate
+     * (set by the admission law). The scheduler picks the list from the settings in force, so the mode can change
+     * live.
+     */
+    List<AdmissionStep> AUTO = List.of(AdmissionStep::queueGuard, AdmissionStep::sessionRate);
 
     /**
      * WebQoS triggers (paper 004): refuse a new session of a class while at least j requests are queued in
      * all classes, or at least k in the classes above it.
      */
     static Rejection queueTriggers(Scheduler.Lane lane, Scheduler s, long now) {
-        if (s.autoAdmission()) {
-            return null;
-        }
         if ((lane.totalQueuedTrigger > 0 && s.queued() >= lane.totalQueuedTrigger)
                 || (lane.higherQueuedTrigger > 0 && s.queuedAbove(lane.index) >= lane.higherQueuedTrigger)) {
             lane.sessionsRefusedQueued++;
@@ -48,9 +50,6 @@ interface AdmissionStep {
      * fall back to the target.
      */
     static Rejection queueGuard(Scheduler.Lane lane, Scheduler s, long now) {
-        if (!s.autoAdmission()) {
-            return null;
-        }
         double service = s.meanServiceNanos();
         if (!(service > 0)) {
             return null;

@@ -58,11 +58,6 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
         return waitBuckets[i];
     }
 
-    /** Mean service time (grant to completion) of the timed completions, in nanoseconds; 0 before the first. */
-    public double meanServiceNanos() {
-        return serviceTimed == 0 ? 0 : (double) serviceNanos / serviceTimed;
-    }
-
     /** Requests that entered and have not ended yet. */
     public long inFlight() {
         return executing + queued;

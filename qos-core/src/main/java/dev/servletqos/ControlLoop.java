@@ -44,12 +44,10 @@ final class ControlLoop {
     private String lastFailure;
     private Sample lastSample;
     private ControlStatus.Reading[] readings;
-    private final long[] saturatedPeriods;
 
     ControlLoop(QosEngine engine) {
         this.engine = engine;
-        this.saturatedPeriods = new long[engine.policy().classes().size()];
-        this.readings = new ControlStatus.Reading[saturatedPeriods.length];
+        this.readings = new ControlStatus.Reading[engine.policy().classes().size()];
     }
 
     /**
@@ -218,7 +216,7 @@ final class ControlLoop {
             }
             double reference;
             double measured;
-            if (r != null || !own.isEmpty()) {
+            if (!own.isEmpty()) {
                 // a law that reads its own loops: a class it has no loop for (the top class of a relative law) has
                 // no reference
                 reference = r != null ? r.reference() : Double.NaN;
@@ -230,11 +228,9 @@ final class ControlLoop {
             int out = asked.get(i).budget();
             int got = applied.get(i).budget();
             boolean saturated = out != got || (r != null && r.saturated());
-            if (saturated) {
-                saturatedPeriods[i]++;
-            }
+            long periods = (readings[i] == null ? 0 : readings[i].saturatedPeriods()) + (saturated ? 1 : 0);
             readings[i] = new ControlStatus.Reading(name, reference, measured, reference - measured, out, got,
-                    saturated, saturatedPeriods[i]);
+                    saturated, periods);
         }
     }
 

@@ -35,8 +35,9 @@ public record ControlStatus(ControlPolicy.Mode mode, boolean running, boolean ov
      * @param error            {@code reference - measured}
      * @param output           the budget the loop asked for
      * @param applied          the budget in force after clamping
-     * @param saturated        whether the last output was clamped ({@code output != applied})
-     * @param saturatedPeriods periods whose output was clamped, since start
+     * @param saturated        whether the last output was clamped ({@code output != applied}) or the law says it is
+     *                         saturated (at a bound of its own)
+     * @param saturatedPeriods periods that were saturated, since start
      */
     public record Reading(String name, double reference, double measured, double error, int output, int applied,
                           boolean saturated, long saturatedPeriods) {

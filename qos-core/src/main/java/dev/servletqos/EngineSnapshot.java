@@ -27,12 +27,6 @@ public record EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, 
         Objects.requireNonNull(routes, "routes");
     }
 
-    /** A snapshot without service times by route (from meters, which do not carry them). */
-    public EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
-                          List<ClassStats> classes, Sessions sessions, Settings settings, long nanos) {
-        this(scheduling, maxExecuting, executing, queued, classes, sessions, settings, nanos, Routes.NONE);
-    }
-
     /**
      * Service times by route (a request's method and the first segment of its path; route 0 is all the routes
      * after the first 63), over the timed completions of every class since the engine started: how many, and

@@ -261,7 +261,7 @@ final class Scheduler {
     }
 
     private boolean admitLocked(Ticket t, Lane lane, long now) {
-        for (AdmissionStep step : AdmissionStep.STEPS) {
+        for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
             Rejection refusal = step.refuse(lane, this, now);
             if (refusal != null) {
                 lane.rejected++;

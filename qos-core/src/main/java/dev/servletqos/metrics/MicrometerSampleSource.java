@@ -83,7 +83,8 @@ public final class MicrometerSampleSource implements SampleSource {
                     count("qos.response.bytes", t), 0, 1));
         }
         int max = (int) registry.get("qos.max.executing").tags(tags).gauge().value();
-        return new EngineSnapshot(null, max, executing, queued, stats, null, null, nanos);
+        // meters do not carry service times by route
+        return new EngineSnapshot(null, max, executing, queued, stats, null, null, nanos, EngineSnapshot.Routes.NONE);
     }
 
     private double gauge(String name, Tags t) {

@@ -36,14 +36,17 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code qos.response.bytes} (counter: response bytes of completed requests, where known)</li>
  *   <li>{@code qos.control.reference}, {@code qos.control.measured}, {@code qos.control.error},
  *       {@code qos.control.output} (gauges per class: the control loop's last period) and
- *       {@code qos.control.saturated} (counter per class: periods whose output was clamped);
+ *       {@code qos.control.saturated} (counter per class: periods that were saturated);
  *       {@code qos.control.periods} and {@code qos.control.failures} (counters, no class)</li>
  *   <li>{@code qos.executing}, {@code qos.queued}, {@code qos.budget}, {@code qos.borrowed} (gauges)</li>
- *   <li>{@code qos.max.executing}, {@code qos.session.table.size} (gauges, no class)</li>
+ *   <li>{@code qos.session.rate} (gauge per class: new sessions a second the class admits, 0 = no limit)</li>
+ *   <li>{@code qos.max.executing}, {@code qos.max.executing.ceiling}, {@code qos.session.table.size} (gauges, no
+ *       class)</li>
  *   <li>{@code qos.cookies} (counter; {@code cookie} = tier, session; {@code result} = valid, missing,
  *       malformed, forged, expired, oversized)</li>
  * </ul>
- * A scrape reads the engine's snapshot once and shares it between the meters for {@value #CACHE_MILLIS} ms,
+ * A scrape reads the engine's snapshot and the control loop's status once each and shares them between the
+ * meters for {@value #CACHE_MILLIS} ms,
  * so the numbers of one scrape are consistent with each other. Thread-safe. {@link #close()} removes the
  * meters it registered.
  */
@@ -58,6 +61,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     private final long cacheNanos;
     private volatile EngineSnapshot cached;
     private volatile long cachedAt;
+    private volatile ControlStatus cachedStatus;
+    private volatile long statusAt;
 
     /** Meters for this engine, without extra tags. */
     public QosMetrics(QosEngine engine) {
@@ -86,6 +91,18 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             s = engine.snapshot();
             cached = s;
             cachedAt = now;
+        }
+        return s;
+    }
+
+    /** The control loop's status, read at most once every {@code cacheNanos} like the snapshot. */
+    private ControlStatus status() {
+        long now = System.nanoTime();
+        ControlStatus s = cachedStatus;
+        if (s == null || now - statusAt >= cacheNanos) {
+            s = engine.controlStatus();
+            cachedStatus = s;
+            statusAt = now;
         }
         return s;
     }
@@ -146,7 +163,7 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             control("qos.control.output", "The budget the control loop asked for, last period", tags, index,
                     ControlStatus.Reading::output);
             meters.add(FunctionCounter.builder("qos.control.saturated", engine,
-                            e -> e.controlStatus().classes().get(index).saturatedPeriods())
+                            e -> status().classes().get(index).saturatedPeriods())
                     .description("Control periods whose output was clamped (saturated)").baseUnit("periods")
                     .tags(tags).register(registry));
             gauge("qos.executing", "Requests holding a permit", tags, name, ClassStats::executing);
@@ -167,9 +184,9 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         meters.add(Gauge.builder("qos.session.table.size", this, m -> m.snapshot().sessions().tableSize())
                 .description("Admitted sessions this node remembers").tags(extraTags).baseUnit("sessions")
                 .register(registry));
-        meters.add(FunctionCounter.builder("qos.control.periods", engine, e -> e.controlStatus().periods())
+        meters.add(FunctionCounter.builder("qos.control.periods", engine, e -> status().periods())
                 .description("Control periods run").baseUnit("periods").tags(extraTags).register(registry));
-        meters.add(FunctionCounter.builder("qos.control.failures", engine, e -> e.controlStatus().failures())
+        meters.add(FunctionCounter.builder("qos.control.failures", engine, e -> status().failures())
                 .description("Control periods whose sample or law failed; the last good settings stayed")
                 .baseUnit("periods").tags(extraTags).register(registry));
         for (TierCookies.Verified.Status st : TierCookies.Verified.Status.values()) {
@@ -202,7 +219,7 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
 
     private void control(String meter, String description, Tags tags, int index,
                          ToDoubleFunction<ControlStatus.Reading> f) {
-        meters.add(Gauge.builder(meter, engine, e -> f.applyAsDouble(e.controlStatus().classes().get(index)))
+        meters.add(Gauge.builder(meter, engine, e -> f.applyAsDouble(status().classes().get(index)))
                 .description(description).tags(tags).register(registry));
     }
 

@@ -128,8 +128,6 @@ public class QosHandler extends Handler.Wrapper {
      * request must not be run into the wrapped handler any more.
      */
     private volatile QosEngine engine;
-    /** The engine whose periodic work runs on the server's scheduler, until the engine is withdrawn. */
-    private QosEngine started;
     private Attributes published;
     /** Requests waiting now, so that a stop can answer them instead of leaving them hanging. */
     private final Set<Parked> parked = ConcurrentHashMap.newKeySet();
@@ -327,8 +325,7 @@ public class QosHandler extends Handler.Wrapper {
         if (server.getThreadPool() instanceof ThreadPool.SizedThreadPool pool && pool.getMaxThreads() > 0) {
             e.fitToThreads(pool.getMaxThreads());
         }
-        e.start(new JettyPeriodic(server.getScheduler()));
-        started = e;
+        e.start(periodic(server.getScheduler()));
         try {
             super.doStart();
         } catch (Throwable x) {
@@ -360,6 +357,7 @@ public class QosHandler extends Handler.Wrapper {
      * (see {@link Parked#run()}).
      */
     private void withdrawEngine() {
+        QosEngine e = engine;
         engine = null;
         try {
             // Nothing will resume them any more; the sweeper still expires those due meanwhile.
@@ -367,9 +365,8 @@ public class QosHandler extends Handler.Wrapper {
                 p.abandon();
             }
         } finally {
-            if (started != null) {
-                started.stop();
-                started = null;
+            if (e != null) {
+                e.stop(); // its periodic work on the server's scheduler ends
             }
             if (published != null) {
                 published.removeAttribute(ENGINE_ATTRIBUTE);
@@ -662,19 +659,12 @@ public class QosHandler extends Handler.Wrapper {
      * The engine's {@link Periodic} seam over the server's {@link Scheduler}: each task schedules its next run
      * when it has run, so it never overlaps with itself.
      */
-    private static final class JettyPeriodic implements Periodic {
-        private final Scheduler scheduler;
-
-        JettyPeriodic(Scheduler scheduler) {
-            this.scheduler = scheduler;
-        }
-
-        @Override
-        public Cancellable schedule(Runnable task, Duration period) {
+    private static Periodic periodic(Scheduler scheduler) {
+        return (task, period) -> {
             Repeating r = new Repeating(scheduler, task, period.toNanos());
             r.start();
             return r::stop;
-        }
+        };
     }
 
     /** One periodic task of the engine on the server's scheduler. */

@@ -20,7 +20,7 @@ import jakarta.servlet.ServletRequest;
 public final class ContentLevel {
 
     /** The request attribute carrying the content level. */
-    public static final String ATTRIBUTE = "dev.servletqos.level";
+    public static final String ATTRIBUTE = dev.servletqos.Attributes.LEVEL;
     /** The degraded tree. */
     public static final int DEGRADED = 1;
     /** The full tree, and what a request without the attribute gets. */
