@@ -47,21 +47,9 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
         static final Capacity UNSET = new Capacity(ClassPolicy.UNSET, ClassPolicy.UNSET, ClassPolicy.UNSET,
                 ClassPolicy.UNSET);
 
-        public Capacity withBudget(int v) {
-            return new Capacity(v, minBudget, reserve, weight);
-        }
 
-        public Capacity withMinBudget(int v) {
-            return new Capacity(budget, v, reserve, weight);
-        }
 
-        public Capacity withReserve(int v) {
-            return new Capacity(budget, minBudget, v, weight);
-        }
 
-        public Capacity withWeight(int v) {
-            return new Capacity(budget, minBudget, reserve, v);
-        }
 
         Capacity resolve(String k, int maxExecuting) {
             int b = budget == ClassPolicy.UNSET ? maxExecuting : budget;
@@ -87,13 +75,7 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
 
         static final Queue UNSET = new Queue(ClassPolicy.UNSET, null);
 
-        public Queue withMaxQueue(int v) {
-            return new Queue(v, maxWait);
-        }
 
-        public Queue withMaxWait(Duration v) {
-            return new Queue(maxQueue, v);
-        }
 
         Queue resolve(String k) {
             int q = maxQueue == ClassPolicy.UNSET ? 1000 : maxQueue;
@@ -115,9 +97,6 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
 
         static final Delay UNSET = new Delay(null);
 
-        public Delay withTarget(Duration v) {
-            return new Delay(v);
-        }
 
         Delay resolve(String k) {
             Duration dt = target == null ? Duration.ofSeconds(1) : target;
@@ -147,21 +126,9 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
         static final Admission UNSET = new Admission(Double.NaN, ClassPolicy.UNSET, ClassPolicy.UNSET,
                 ClassPolicy.UNSET);
 
-        public Admission withSessionRate(double perSecond) {
-            return new Admission(perSecond, sessionBurst, totalQueuedTrigger, higherQueuedTrigger);
-        }
 
-        public Admission withSessionBurst(int v) {
-            return new Admission(sessionRate, v, totalQueuedTrigger, higherQueuedTrigger);
-        }
 
-        public Admission withTotalQueuedTrigger(int v) {
-            return new Admission(sessionRate, sessionBurst, v, higherQueuedTrigger);
-        }
 
-        public Admission withHigherQueuedTrigger(int v) {
-            return new Admission(sessionRate, sessionBurst, totalQueuedTrigger, v);
-        }
 
         Admission resolve(String k, int index, int policyTotalQueued, int policyHigherQueued) {
             double rate = Double.isNaN(sessionRate) ? 0 : sessionRate;
@@ -227,77 +194,73 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
     }
 
-    public ClassPolicy withCapacity(Capacity c) {
-        return new ClassPolicy(name, c, queue, delay, admission);
-    }
-
-    public ClassPolicy withQueue(Queue q) {
-        return new ClassPolicy(name, capacity, q, delay, admission);
-    }
-
-    public ClassPolicy withDelay(Delay d) {
-        return new ClassPolicy(name, capacity, queue, d, admission);
-    }
-
-    public ClassPolicy withAdmission(Admission a) {
-        return new ClassPolicy(name, capacity, queue, delay, a);
-    }
-
-    // ---- one setting at a time, for code that builds a policy: each delegates to its record
+    // ---- one setting at a time, for code that builds a policy
 
     /** {@code budget}: see {@link Capacity#budget()}. */
     public ClassPolicy withBudget(int v) {
-        return withCapacity(capacity.withBudget(v));
+        return withCapacity(new Capacity(v, capacity.minBudget(), capacity.reserve(), capacity.weight()));
     }
 
     /** {@code min-budget}: see {@link Capacity#minBudget()}. */
     public ClassPolicy withMinBudget(int v) {
-        return withCapacity(capacity.withMinBudget(v));
+        return withCapacity(new Capacity(capacity.budget(), v, capacity.reserve(), capacity.weight()));
     }
 
     /** {@code reserve}: see {@link Capacity#reserve()}. */
     public ClassPolicy withReserve(int v) {
-        return withCapacity(capacity.withReserve(v));
+        return withCapacity(new Capacity(capacity.budget(), capacity.minBudget(), v, capacity.weight()));
     }
 
     /** {@code weight}: see {@link Capacity#weight()}. */
     public ClassPolicy withWeight(int v) {
-        return withCapacity(capacity.withWeight(v));
+        return withCapacity(new Capacity(capacity.budget(), capacity.minBudget(), capacity.reserve(), v));
     }
 
     /** {@code max-queue}: see {@link Queue#maxQueue()}. */
     public ClassPolicy withMaxQueue(int v) {
-        return withQueue(queue.withMaxQueue(v));
+        return new ClassPolicy(name, capacity, new Queue(v, queue.maxWait()), delay, admission);
     }
 
     /** {@code max-wait}: see {@link Queue#maxWait()}. */
     public ClassPolicy withMaxWait(Duration v) {
-        return withQueue(queue.withMaxWait(v));
+        return new ClassPolicy(name, capacity, new Queue(queue.maxQueue(), v), delay, admission);
     }
 
     /** {@code delay-target}: see {@link Delay#target()}. */
     public ClassPolicy withDelayTarget(Duration v) {
-        return withDelay(delay.withTarget(v));
+        return new ClassPolicy(name, capacity, queue, new Delay(v), admission);
     }
 
     /** {@code session-rate}: see {@link Admission#sessionRate()}. */
     public ClassPolicy withSessionRate(double perSecond) {
-        return withAdmission(admission.withSessionRate(perSecond));
+        return withAdmission(new Admission(perSecond, admission.sessionBurst(), admission.totalQueuedTrigger(),
+                admission.higherQueuedTrigger()));
     }
 
     /** {@code session-burst}: see {@link Admission#sessionBurst()}. */
     public ClassPolicy withSessionBurst(int v) {
-        return withAdmission(admission.withSessionBurst(v));
+        return withAdmission(new Admission(admission.sessionRate(), v, admission.totalQueuedTrigger(),
+                admission.higherQueuedTrigger()));
     }
 
     /** {@code admission.total-queued}: see {@link Admission#totalQueuedTrigger()}. */
     public ClassPolicy withTotalQueuedTrigger(int v) {
-        return withAdmission(admission.withTotalQueuedTrigger(v));
+        return withAdmission(new Admission(admission.sessionRate(), admission.sessionBurst(), v,
+                admission.higherQueuedTrigger()));
     }
 
     /** {@code admission.higher-queued}: see {@link Admission#higherQueuedTrigger()}. */
     public ClassPolicy withHigherQueuedTrigger(int v) {
-        return withAdmission(admission.withHigherQueuedTrigger(v));
+        return withAdmission(new Admission(admission.sessionRate(), admission.sessionBurst(),
+                admission.totalQueuedTrigger(), v));
+    }
+
+    private ClassPolicy withCapacity(Capacity c) {
+        return new ClassPolicy(name, c, queue, delay, admission);
+    }
+
+    private ClassPolicy withAdmission(Admission a) {
+        return new ClassPolicy(name, capacity, queue, delay, a);
     }
 
     /** Fills unset settings from the policy-wide defaults and checks ranges; messages name the key. */

@@ -179,11 +179,6 @@ public final class QosPolicy {
         return maxExecutingCeiling;
     }
 
-    /** Whether the policy configured {@code max-executing} (else the engine finds it). */
-    public boolean maxExecutingGiven() {
-        return maxExecutingGiven;
-    }
-
     /** Whether a class may use idle permits beyond its budget ({@code borrowing}); default true, never for fixed-capacity. */
     public boolean borrowing() {
         return borrowing;

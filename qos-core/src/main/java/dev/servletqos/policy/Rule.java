@@ -42,16 +42,6 @@ public record Rule(Type type, List<String> values, String header, String service
         public String key() {
             return key;
         }
-
-        /** The type for a policy-file name, or null. */
-        public static Type fromKey(String key) {
-            for (Type t : values()) {
-                if (t.key.equals(key)) {
-                    return t;
-                }
-            }
-            return null;
-        }
     }
 
     public Rule {

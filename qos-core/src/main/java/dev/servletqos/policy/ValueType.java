@@ -90,11 +90,6 @@ final class ValueType<T> {
         return secret;
     }
 
-    /** For an enum, the accepted names in order; else empty. */
-    List<String> choices() {
-        return choices;
-    }
-
     /** For an enum, the accepted names as a message or the docs list them: {@code a, b, c}. */
     String choiceList() {
         return String.join(", ", choices);
