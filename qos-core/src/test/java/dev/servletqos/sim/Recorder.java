@@ -30,7 +30,6 @@ final class Recorder {
     private final int[] holding;
     private final double[] queuedArea;
     private final double[] holdingArea;
-    private final double[] inSystemArea;
     private long lastTouch;
     private long periodStart;
 
@@ -84,7 +83,6 @@ final class Recorder {
         holding = new int[n];
         queuedArea = new double[n];
         holdingArea = new double[n];
-        inSystemArea = new double[n];
         sessionRefusals = new long[n];
         laterAdmissionRefusals = new long[n];
         totalDelay = new double[n];
@@ -220,7 +218,7 @@ final class Recorder {
             s[Metric.EXECUTING.ordinal()][p] = engineExecuting[c];
             s[Metric.QUEUED_MEAN.ordinal()][p] = queuedArea[c] / span;
             s[Metric.BUSY_MEAN.ordinal()][p] = holdingArea[c] / span;
-            s[Metric.IN_SYSTEM_MEAN.ordinal()][p] = inSystemArea[c] / span;
+            s[Metric.IN_SYSTEM_MEAN.ordinal()][p] = (queuedArea[c] + holdingArea[c]) / span;
             s[Metric.SESSIONS_STARTED.ordinal()][p] = k[SESSIONS_STARTED];
             s[Metric.SESSIONS_COMPLETED.ordinal()][p] = k[SESSIONS_COMPLETED];
             s[Metric.SESSIONS_REFUSED.ordinal()][p] = k[SESSIONS_REFUSED];
@@ -237,7 +235,6 @@ final class Recorder {
             serviceSum[c] = 0;
             queuedArea[c] = 0;
             holdingArea[c] = 0;
-            inSystemArea[c] = 0;
         }
         periods++;
         periodStart = now;
@@ -270,7 +267,6 @@ final class Recorder {
             for (int c = 0; c < n; c++) {
                 queuedArea[c] += (double) queued[c] * dt;
                 holdingArea[c] += (double) holding[c] * dt;
-                inSystemArea[c] += (double) (queued[c] + holding[c]) * dt;
             }
             lastTouch = now;
         }

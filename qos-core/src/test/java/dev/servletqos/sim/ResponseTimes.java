@@ -21,17 +21,6 @@ public final class ResponseTimes {
         seconds[size++] = responseSeconds;
     }
 
-    /** How many requests completed from {@code fromSeconds} (inclusive) to {@code toSeconds} (exclusive). */
-    public int count(double fromSeconds, double toSeconds) {
-        int n = 0;
-        for (int i = 0; i < size; i++) {
-            if (at[i] >= fromSeconds && at[i] < toSeconds) {
-                n++;
-            }
-        }
-        return n;
-    }
-
     /**
      * The {@code q} quantile (nearest rank) of the response times of the requests completed from
      * {@code fromSeconds} to {@code toSeconds}; NaN if none.

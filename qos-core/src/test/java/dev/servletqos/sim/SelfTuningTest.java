@@ -78,8 +78,8 @@ class SelfTuningTest {
             ClassTotals p = r.totals("premium");
             ClassTotals b = r.totals("basic");
             double premiumAdmitted = p.sessionsStarted() - p.sessionsRefused();
-            double completedPerSecond = (sum(r, "premium", Metric.SESSIONS_COMPLETED, from, to)
-                    + sum(r, "basic", Metric.SESSIONS_COMPLETED, from, to)) / (to - from);
+            double completedPerSecond = (r.series("premium").sum(Metric.SESSIONS_COMPLETED, from, to)
+                    + r.series("basic").sum(Metric.SESSIONS_COMPLETED, from, to)) / (to - from);
             return new Figures((double) p.sessionsCompleted() / p.sessionsStarted(),
                     (double) b.sessionsCompleted() / b.sessionsStarted(),
                     p.sessionsCompleted() / premiumAdmitted,
@@ -88,18 +88,6 @@ class SelfTuningTest {
                     p.rejections() - p.sessionRefusals() + b.rejections() - b.sessionRefusals(),
                     p.expirations() + b.expirations(), (double) p.sessionsRefused() / p.sessionsStarted(),
                     (double) b.sessionsRefused() / b.sessionsStarted());
-        }
-
-        static double sum(SimResult r, String cls, Metric m, double from, double to) {
-            double[] t = r.time();
-            double[] v = r.series(cls).values(m);
-            double s = 0;
-            for (int i = 0; i < v.length; i++) {
-                if (t[i] > from && t[i] <= to) {
-                    s += v[i];
-                }
-            }
-            return s;
         }
 
         @Override

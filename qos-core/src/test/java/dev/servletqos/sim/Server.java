@@ -62,16 +62,6 @@ final class Server {
         }
     }
 
-    /** Requests in service. */
-    int inService() {
-        return size;
-    }
-
-    /** Requests waiting for a worker. */
-    int waitingForWorker() {
-        return waiting.size();
-    }
-
     private void begin(Call c) {
         advance();
         c.started = loop.now();

@@ -17,7 +17,7 @@ import java.util.function.Function;
  * One run of the demo (QoS on or off) and what it adds up to per phase. Throughput (completed sessions per
  * second, useful requests per second) counts what completed within the phase's window; the fate of sessions
  * (admitted, refused, completed, failed, in %) counts the sessions that arrived in the phase, wherever they
- * ended. Responses and delays belong to the second in which they ended.
+ * ended. Responses and delays belong to the second in which they ended. Built once the run is over; immutable.
  *
  * @param qos       whether QoS was on
  * @param server    the server's description
@@ -26,7 +26,50 @@ import java.util.function.Function;
  * @param recorder  the measurements
  * @param seconds   seconds of the run that hold data (the profile and the drain after it)
  */
-record RunResult(boolean qos, String server, Profile profile, double capacity, Recorder recorder, int seconds) {
+final class RunResult {
+
+    private final boolean qos;
+    private final String server;
+    private final Profile profile;
+    private final double capacity;
+    private final Recorder recorder;
+    private final int seconds;
+    /** Worked out once, from the finished recorder: the console, the report and the summary all read them. */
+    private final List<PhaseStats> phases;
+
+    RunResult(boolean qos, String server, Profile profile, double capacity, Recorder recorder, int seconds) {
+        this.qos = qos;
+        this.server = server;
+        this.profile = profile;
+        this.capacity = capacity;
+        this.recorder = recorder;
+        this.seconds = seconds;
+        this.phases = List.copyOf(computePhases());
+    }
+
+    boolean qos() {
+        return qos;
+    }
+
+    String server() {
+        return server;
+    }
+
+    Profile profile() {
+        return profile;
+    }
+
+    double capacity() {
+        return capacity;
+    }
+
+    Recorder recorder() {
+        return recorder;
+    }
+
+    int seconds() {
+        return seconds;
+    }
 
     /** Per user type numbers of one phase. */
     record TypeStats(long offered, long admitted, long refused, long completed, long rejectedMidway, long timedOut,
@@ -85,7 +128,12 @@ record RunResult(boolean qos, String server, Profile profile, double capacity, R
         }
     }
 
+    /** The phases' figures, in profile order. */
     List<PhaseStats> phases() {
+        return phases;
+    }
+
+    private List<PhaseStats> computePhases() {
         List<PhaseStats> out = new ArrayList<>();
         List<SessionResult> all = new ArrayList<>(recorder.sessions);
         for (int i = 0; i < profile.phases().size(); i++) {
