@@ -58,6 +58,9 @@ public final class QosPolicy {
     private final int maxExecuting;
     private final int maxExecutingCeiling;
     private final boolean maxExecutingGiven;
+    /** The classes and control settings as the builder had them, unresolved: what {@link #toBuilder()} gives back. */
+    private final List<ClassPolicy> givenClasses;
+    private final ControlPolicy givenControl;
     private final boolean borrowing;
     private final List<Rule> rules;
     private final String tierCookieName;
@@ -81,6 +84,8 @@ public final class QosPolicy {
         this.maxExecuting = start;
         this.maxExecutingCeiling = ceiling;
         this.maxExecutingGiven = b.maxExecuting != ClassPolicy.UNSET;
+        this.givenClasses = List.copyOf(b.classes);
+        this.givenControl = b.control;
         this.borrowing = b.borrowing && b.scheduling != Scheduling.FIXED_CAPACITY;
         this.rules = List.copyOf(b.rules);
         this.tierCookieName = b.tierCookieName;
@@ -110,10 +115,13 @@ public final class QosPolicy {
         return new Builder();
     }
 
-    /** A builder holding every setting of this policy, to change some and build a new one. */
+    /**
+     * A builder holding every setting of this policy as it was given (what was left unset stays unset, so a
+     * change means what it would have meant in the first place), to change some and build a new one.
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
-        b.classes.addAll(classes);
+        b.classes.addAll(givenClasses);
         b.defaultClass = defaultClass;
         b.scheduling = scheduling;
         b.maxExecuting = maxExecutingGiven ? maxExecutingCeiling : ClassPolicy.UNSET;
@@ -131,7 +139,7 @@ public final class QosPolicy {
         b.higherQueuedTrigger = higherQueuedTrigger;
         b.rejectStatus = rejectStatus;
         b.retryAfter = retryAfter;
-        b.control = control;
+        b.control = givenControl;
         return b;
     }
 
