@@ -162,6 +162,8 @@ class SelfTuningTest {
             double[] limit = r.series("premium").values(Metric.BUDGET);
             System.out.println(overload + "x halved: " + limits(r));
             // within 10 periods of each change the limit is where the back end's connections are
+            System.out.println(overload + "x, connections 16 -> 8: " + loop(r, 60, 120, CONNECTIONS / 2));
+            System.out.println(overload + "x, connections 8 -> 16: " + loop(r, 120, 180, CONNECTIONS));
             follows(limit, 70, 120, CONNECTIONS / 2);
             follows(limit, 130, 180, CONNECTIONS);
             // case 2's figures 10 periods after each change, and 0.9 of the capacity over the whole phase
@@ -180,6 +182,7 @@ class SelfTuningTest {
         SimResult r = Simulation.run(minimalPolicy(), workload(4, Duration.ofSeconds(180), server), 1);
         double[] limit = r.series("premium").values(Metric.BUDGET);
         System.out.println("4x slowed: " + limits(r));
+        System.out.println("4x, back end twice as slow: " + loop(r, 60, 120, CONNECTIONS));
         follows(limit, 70, 120, CONNECTIONS);
         holds(r, "4x, slowed", 70, 120, CAPACITY / 2, 0.95);
         throughput(r, "4x, slowing", 60, 120, CAPACITY / 2, 0.9);
@@ -204,6 +207,31 @@ class SelfTuningTest {
         assertTrue(f.sessionsPerSecond() >= share * capacity, m);
         assertEquals(0, f.laterRefusals(), m);
         assertEquals(0, f.failed(), m);
+    }
+
+    /**
+     * The loops' figures after a change of the back end at period {@code change}, up to period {@code to}: the
+     * capacity law's settling (periods after the change, the first included, until the limit is within three
+     * quarters to twice the connections and stays there) and its steady state from 10 periods after the change (median limit over the connections); the
+     * admission law's (premium's median per-period p95 queue delay against its 250 ms target).
+     */
+    static String loop(SimResult r, int change, int to, int connections) {
+        double[] limit = r.series("premium").values(Metric.BUDGET);
+        int end = Math.min(to, limit.length);
+        int settled = end;
+        for (int i = end - 1; i >= change; i--) {
+            if (limit[i] < 0.75 * connections || limit[i] > 2 * connections) {
+                break;
+            }
+            settled = i;
+        }
+        double[] steady = java.util.Arrays.copyOfRange(limit, change + 10, end);
+        java.util.Arrays.sort(steady);
+        double[] delay = java.util.Arrays.stream(r.series("premium").values(Metric.QUEUE_DELAY_P95), change + 10, end)
+                .filter(d -> !Double.isNaN(d)).sorted().toArray();
+        return String.format(Locale.ROOT, "limit settled in %d periods, median %.2f of the connections;"
+                + " premium p95 queue delay median %.0f ms (target 250)", settled - change + 1,
+                steady[steady.length / 2] / connections, 1000 * delay[delay.length / 2]);
     }
 
     /**
