@@ -21,7 +21,10 @@ import java.util.List;
  * {@code g = }{@value #GAIN}. A class late by its target or more loses about a fifth of its rate per period; a class
  * under its target gets its factor back only while the limit was reached (sessions were refused: the rule of
  * paper 002, so that an unused limit does not wind up), up to {@value #U_MAX} times what the feed-forward
- * says, which leaves room for the random bursts of a load at capacity. A class with requests waiting and none
+ * says, which leaves room for the random bursts of a load at capacity. The factor starts at 1, the feed-forward
+ * itself: started at its highest, a step from capacity to four times it let a class in at 1.5 times the rate the
+ * server completes for as long as its own delay took to cross its target, seconds of work queued behind the
+ * classes above (on Tomcat, basic requests aged past premium's). A class with requests waiting and none
  * granted in a whole period counts as late by the period.
  *
  * <p>Until a class has admitted enough sessions to measure {@code R_k} (and completed requests to measure
@@ -141,7 +144,7 @@ final class AdmissionLaw implements ObservableLaw {
         sessions = new double[n];
         service = new double[n];
         for (int k = 0; k < n; k++) {
-            factor[k] = U_MAX;
+            factor[k] = 1;
         }
     }
 }

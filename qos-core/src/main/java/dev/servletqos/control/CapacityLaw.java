@@ -35,14 +35,22 @@ import dev.servletqos.Settings;
  * to a minimum concurrency refuse or delay real requests), and a cut needs its ratio to stand one standard error
  * above the threshold, so noise in a period of few completions does not starve the back end.
  *
+ * <p>A period with fewer than {@value #MIN_COMPLETIONS} completions is pooled with the next ones until they hold
+ * that many, and the pool is one reading: at a low limit or with a slow back end the law still reads the service
+ * time, once every few periods, instead of never (it held a limit of 2 for 16 connections for 45 periods).
+ *
  * <p>A back end that got slower for every request (not one that queues) is told apart by what the law's own
- * cuts do: when the number of requests in service fell by a sixth or more and the service time did not follow
- * ({@code d ln T / d ln N < }{@value #ELASTIC}) in {@value #INELASTIC_READINGS} readings in a row, the service
- * time does not depend on the concurrency, so it is the new baseline (one reading is not enough: a back end that
- * lost connections in the period of a cut shows the same; a rise in concurrency says nothing: a back end with
- * room shows no rise either, and taking that for a slower back end would ratchet the baseline up); so it is when
- * a cut to the floor did not bring the ratio down by a tenth (the limit is at its floor and unable to move). A
- * back end that got faster lowers the baseline; one with more connections shows no rise as the limit grows.
+ * cuts do. The readings of a streak of cuts (from the first cut until the ratio is back below the threshold) are
+ * judged against the reading before its first cut: when the requests in service fell by a sixth or more from
+ * there and the service time did not follow ({@code d ln T / d ln N < }{@value #ELASTIC}) in
+ * {@value #INELASTIC_READINGS} readings in a row, the service time does not depend on the concurrency: the least
+ * service time of the streak is the new baseline, and the limit goes back to where the streak began (its cuts
+ * were made on the belief that the back end queued). One reading is not enough (a back end that lost
+ * connections in the period of a cut shows the same), but after one the streak holds instead of cutting again.
+ * A rise in concurrency says nothing: a back end with room shows no rise either, and taking that for a slower
+ * back end would ratchet the baseline up. A cut to the floor that did not bring the ratio down by a tenth also
+ * makes the service time the baseline (the limit cannot move). A back end that got faster lowers the baseline;
+ * one with more connections shows no rise as the limit grows.
  *
  * <p>Budgets: a class whose budget was the whole limit keeps the whole new limit (the default: every class may
  * use every permit, strict priority decides); other budgets stay as set, clamped to the limit by the engine.
@@ -98,8 +106,12 @@ final class CapacityLaw implements ControlLaw {
     /** The last period's completions if it was measured (enough of them, not building up), else 0. */
     private double lastCount;
     private double lastRatio = Double.NaN;
-    /** Consecutive falls of concurrency the service time did not follow. */
+    /** Consecutive readings of a streak of cuts whose fall of concurrency the service time did not follow. */
     private int inelastic;
+    /** The streak of cuts under way (the service time not yet back below the threshold), or null. */
+    private Streak streak;
+    /** The periods pooled so far for the next reading. */
+    private Pool pool = Pool.EMPTY;
     /** The last period cut the limit to its floor. */
     private boolean cut;
     /** Per route: the service times of its first timed completions, the route's reference; and how many. */
@@ -143,19 +155,33 @@ final class CapacityLaw implements ControlLaw {
         // while the requests in service build up, the period's completions are its short requests (the long ones
         // are still in service): such a period gives neither a reference nor a baseline
         boolean building = !(lastInService > 0) || inService > RAMP * lastInService;
+        lastInService = inService;
         Measure measure = mixFree(sample, new Measure(plain, completions * sample.seconds()), building);
-        double service = measure.service();
         if (mixed != wasMixed) {
             // from seconds to the mix-free measure (a source that had no routes and now has): learnt again
             periods = 0;
             smoothed = Double.NaN;
             lastService = Double.NaN;
             lastCount = 0;
+            pool = Pool.EMPTY;
+            streak = null;
         }
-        if (Double.isNaN(service)) {
-            lastInService = inService;
+        if (Double.isNaN(measure.service())) {
             return withLimit(current, Budgets.round(limit, floor, ceiling));
         }
+        // a period with too few completions is pooled with the next ones until they are enough: a slow back end
+        // (or a low limit) still gets readings, one every few periods, instead of none
+        double reading = inService;
+        if (!building) {
+            pool = pool.plus(measure, inService);
+            if (pool.count() < MIN_COMPLETIONS) {
+                return withLimit(current, Budgets.round(limit, floor, ceiling));
+            }
+            measure = pool.measure();
+            reading = pool.inService();
+        }
+        pool = Pool.EMPTY;
+        double service = measure.service();
         double n = measure.count();
         boolean evidenceBefore = lastCount >= MIN_COMPLETIONS && lastService > 0;
         if (n >= MIN_COMPLETIONS && !building) {
@@ -170,46 +196,64 @@ final class CapacityLaw implements ControlLaw {
             lastCount = 0;
             smoothed = Double.NaN;
         }
+        lastService = service;
         double baseline = Double.POSITIVE_INFINITY;
         for (int i = 0; i < Math.min(periods, history.length); i++) {
             baseline = Math.min(baseline, history[i]);
         }
         // no period with enough completions yet: nothing says the back end queues
         double r = periods == 0 ? Double.NaN : service / baseline;
-        // only a fall in concurrency tells: with more requests in service a back end with room shows no rise
-        // either, and taking that for a slower back end would ratchet the baseline (and the limit) up
-        boolean moved = lastInService > 0 && inService > 0 && lastService > 0 && evidenceBefore
-                && n >= MIN_COMPLETIONS && Math.log(lastInService / inService) >= Math.log(MOVED);
-        // a limit held at its floor cannot move: a cut to the floor that did not bring the ratio down by a tenth
-        // says the same (a cut above the floor is judged by the move of the requests in service, above: the
-        // requests already in service finish first, so one period after a cut says little)
-        boolean cutInVain = cut && r > 1 + HIGH && r >= 0.9 * lastRatio;
-        if (r > 1 + HIGH && (moved || cutInVain)) {
-            double elasticity = moved ? Math.log(service / lastService) / Math.log(inService / lastInService) : 0;
+        if (!(r > 1 + HIGH) && n >= MIN_COMPLETIONS) {
+            streak = null; // the cuts (if any) brought the service time down: the back end was queueing
+        }
+        // The cuts of a streak are judged against the reading before the first: a back end that queues serves
+        // fewer requests at once faster (T falls with N), one that got slower for every request does not. Only a
+        // fall in concurrency tells: with more requests in service a back end with room shows no rise either,
+        // and taking that for a slower back end would ratchet the baseline (and the limit) up.
+        boolean slower = false;
+        if (streak != null && r > 1 + HIGH && n >= MIN_COMPLETIONS && reading > 0
+                && Math.log(streak.inService() / reading) >= Math.log(MOVED)) {
+            double elasticity = Math.log(service / streak.service()) / Math.log(reading / streak.inService());
             // one reading is not enough: a back end that lost connections in the period of a cut shows a fall of
-            // concurrency and a rise of service time too; the law's next cut, with nothing else changing, tells
+            // concurrency and a rise of service time too; the next reading, with nothing else changing, tells
             inelastic = elasticity < ELASTIC ? inelastic + 1 : 0;
-            if (inelastic >= INELASTIC_READINGS || cutInVain) {
-                inelastic = 0;
-                // the back end is slower for every request, not queueing: the new baseline
-                java.util.Arrays.fill(history, service);
-                smoothed = service;
-                periods = Math.max(periods, 1);
-                r = 1;
+            slower = inelastic >= INELASTIC_READINGS;
+            streak = streak.reading(service);
+        }
+        // a limit held at its floor cannot move: a cut to the floor that did not bring the ratio down by a tenth
+        // says the same
+        slower |= cut && r > 1 + HIGH && r >= 0.9 * lastRatio;
+        if (slower) {
+            // the back end is slower for every request, not queueing: the new baseline is the least service time
+            // of the streak (read at the least concurrency: the least queueing in it), and the cuts made on the
+            // belief that the back end queued are undone
+            double slowerBaseline = streak == null ? service : Math.min(service, streak.least());
+            java.util.Arrays.fill(history, slowerBaseline);
+            smoothed = slowerBaseline;
+            periods = Math.max(periods, 1);
+            r = service / slowerBaseline;
+            if (streak != null) {
+                limit = Math.max(limit, streak.limit());
             }
+            streak = null;
+            inelastic = 0;
         }
         lastRatio = r;
-        lastInService = inService;
-        lastService = service;
-        boolean demand = queued > 0 || waited || inService >= 0.8 * limit;
+        boolean demand = queued > 0 || waited || reading >= 0.8 * limit;
         // A cut needs evidence: enough completions for the mean to mean something, and the engine's own
         // concurrency pushing the back end (with most permits idle, a slow back end is not queueing on us).
-        boolean evidence = n >= MIN_COMPLETIONS && inService >= 0.5 * limit;
+        boolean evidence = n >= MIN_COMPLETIONS && reading >= 0.5 * limit;
         cut = false;
         // a cut on a ratio that noise alone explains would starve the back end: the ratio less one standard
         // error of the period's mean must be above the threshold
         double significant = r * (1 - dispersion() / Math.sqrt(Math.max(n, 1)));
-        if (significant > 1 + HIGH && evidence) {
+        // a streak whose last reading says the service time did not follow the fall of concurrency holds until
+        // the next reading tells whether the back end is slower (a further cut would only starve it)
+        if (significant > 1 + HIGH && evidence && inelastic == 0) {
+            if (streak == null) {
+                streak = new Streak(reading, service, limit, service);
+                inelastic = 0;
+            }
             limit = Math.max(limit / 2, limit * (1 + AIM) / r);
             cut = limit <= floor;
         } else if (r < 1 + LOW && demand) {
@@ -268,6 +312,35 @@ final class CapacityLaw implements ControlLaw {
     /** A period's service time in the law's unit, and the completions it is the mean of; NaN: none. */
     private record Measure(double service, double count) {
         static final Measure NONE = new Measure(Double.NaN, 0);
+    }
+
+    /** Periods with too few completions, summed until they are enough for a reading. */
+    private record Pool(double took, double count, double inServiceSum, int periods) {
+        static final Pool EMPTY = new Pool(0, 0, 0, 0);
+
+        Pool plus(Measure m, double inService) {
+            return new Pool(took + m.service() * m.count(), count + m.count(), inServiceSum + inService,
+                    periods + 1);
+        }
+
+        Measure measure() {
+            return new Measure(took / count, count);
+        }
+
+        /** The mean number of requests in service over the pooled periods. */
+        double inService() {
+            return inServiceSum / periods;
+        }
+    }
+
+    /**
+     * A streak of cuts: the reading before its first cut (requests in service, service time, the limit then) and
+     * the least service time read since.
+     */
+    private record Streak(double inService, double service, double limit, double least) {
+        Streak reading(double s) {
+            return new Streak(inService, service, limit, Math.min(least, s));
+        }
     }
 
     /**
