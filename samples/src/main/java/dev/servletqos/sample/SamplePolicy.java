@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 
@@ -16,19 +17,25 @@ public final class SamplePolicy {
 
     /** The bundled default policy. */
     public static final String RESOURCE = "/dev/servletqos/sample/qos-sample.properties";
+    /** The policy tuned by hand for the shop's workload (max-executing, triggers, budgets), bundled beside it. */
+    public static final String TUNED_RESOURCE = "/dev/servletqos/sample/qos-sample-tuned.properties";
 
     private SamplePolicy() {
     }
 
     /** The text of the bundled default policy. */
     public static String defaultText() {
-        try (InputStream in = SamplePolicy.class.getResourceAsStream(RESOURCE)) {
+        return text(RESOURCE);
+    }
+
+    private static String text(String resource) {
+        try (InputStream in = SamplePolicy.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException("missing resource " + RESOURCE);
+                throw new IllegalStateException("missing resource " + resource);
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + RESOURCE, e);
+            throw new UncheckedIOException("cannot read " + resource, e);
         }
     }
 
@@ -41,12 +48,27 @@ public final class SamplePolicy {
         if (file != null) {
             return PolicyParser.load(file);
         }
+        return bundled(RESOURCE);
+    }
+
+    /**
+     * Writes the bundled hand-tuned policy ({@link #TUNED_RESOURCE}) into {@code dir} and returns the file: the
+     * Tomcat valve reads its policy from a file, as it does from server.xml.
+     */
+    public static Path writeTuned(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path file = dir.resolve(TUNED_RESOURCE.substring(TUNED_RESOURCE.lastIndexOf('/') + 1));
+        Files.writeString(file, text(TUNED_RESOURCE), StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private static QosPolicy bundled(String resource) {
         Properties props = new Properties();
         try {
-            props.load(new StringReader(defaultText()));
+            props.load(new StringReader(text(resource)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return PolicyParser.parse(props, "classpath:" + RESOURCE.substring(1));
+        return PolicyParser.parse(props, "classpath:" + resource.substring(1));
     }
 }

@@ -51,9 +51,26 @@ public final class Demo {
      * @param runOff    run with QoS off
      * @param out       where report.html and summary.json go
      * @param warmup    the unrecorded load before each run ({@link #DEFAULT_WARMUP})
+     * @param compared  a second policy run with QoS on after the first, or null
      */
     public record Settings(String container, ShopConfig config, Profile profile, double capacity, boolean runOn,
-                           boolean runOff, Path out, Profile warmup) {
+                           boolean runOff, Path out, Profile warmup, Comparison compared) {
+
+        /** Without a compared policy. */
+        public Settings(String container, ShopConfig config, Profile profile, double capacity, boolean runOn,
+                        boolean runOff, Path out, Profile warmup) {
+            this(container, config, profile, capacity, runOn, runOff, out, warmup, null);
+        }
+    }
+
+    /**
+     * A second policy to run with QoS on, after the first and under the same load, so that two policies are
+     * compared in one invocation (the bundled minimal one against the hand-tuned one, say).
+     *
+     * @param name   what the console, the report and the summary call its run ("tuned")
+     * @param config the shop with that policy (its qos flag is set on)
+     */
+    public record Comparison(String name, ShopConfig config) {
     }
 
     /** Four seconds at half capacity: enough for the JIT to compile the request path. */
@@ -64,7 +81,7 @@ public final class Demo {
     }
 
     /** A run's phases, for callers outside the package (tests, Main). */
-    public record RunResultView(boolean qos, List<RunResult.PhaseStats> phases) {
+    public record RunResultView(boolean qos, String label, List<RunResult.PhaseStats> phases) {
     }
 
     private final Settings settings;
@@ -110,6 +127,13 @@ public final class Demo {
                         : settings.config().policyFile().toString(),
                 policy.scheduling().key(), policy.maxExecuting(), policy.totalQueuedTrigger(),
                 policy.higherQueuedTrigger());
+        if (settings.compared() != null) {
+            QosPolicy c = settings.compared().config().policy();
+            log.printf(Locale.ROOT, "compared with policy %s (%s): %s, max-executing %d, triggers j=%d k=%d%n",
+                    settings.compared().name(), settings.compared().config().policyFile() == null
+                            ? "bundled" : settings.compared().config().policyFile().toString(),
+                    c.scheduling().key(), c.maxExecuting(), c.totalQueuedTrigger(), c.higherQueuedTrigger());
+        }
         log.printf(Locale.ROOT, "a session = %s: %d requests, %.0f ms of worker time (cost scale %s)%n",
                 steps(), LoadGenerator.WORKLOAD.requests(false), settings.config().costs().sessionMillis(),
                 settings.config().costs().scale());
@@ -125,10 +149,13 @@ public final class Demo {
                 + " not assumed)");
         List<RunResult> runs = new ArrayList<>();
         if (settings.runOn()) {
-            runs.add(runOnce(true));
+            runs.add(runOnce(settings.config(), true, "on"));
+        }
+        if (settings.compared() != null) {
+            runs.add(runOnce(settings.compared().config(), true, settings.compared().name()));
         }
         if (settings.runOff()) {
-            runs.add(runOnce(false));
+            runs.add(runOnce(settings.config(), false, "off"));
         }
         Files.createDirectories(settings.out());
         Path summary = settings.out().resolve("summary.json");
@@ -141,7 +168,7 @@ public final class Demo {
                 summary.toAbsolutePath().normalize(), seconds);
         List<RunResultView> views = new ArrayList<>();
         for (RunResult r : runs) {
-            views.add(new RunResultView(r.qos(), r.phases()));
+            views.add(new RunResultView(r.qos(), r.label(), r.phases()));
         }
         return new Result(views, report, summary, seconds);
     }
@@ -184,10 +211,10 @@ public final class Demo {
         return b.toString();
     }
 
-    private RunResult runOnce(boolean qos) throws IOException, InterruptedException {
-        ShopConfig config = settings.config().withQos(qos);
+    private RunResult runOnce(ShopConfig shop, boolean qos, String label) throws IOException, InterruptedException {
+        ShopConfig config = shop.withQos(qos);
         try (ShopServer server = Containers.start(settings.container(), config)) {
-            log.printf(Locale.ROOT, "%n=== QoS %s: %s, http://127.0.0.1:%d%n", qos ? "on" : "off", server.describe(),
+            log.printf(Locale.ROOT, "%n=== QoS %s: %s, http://127.0.0.1:%d%n", label, server.describe(),
                     server.port());
             if (server.engine() != null) {
                 dev.servletqos.Settings s = server.engine().settings();
@@ -218,11 +245,11 @@ public final class Demo {
                         int s = (int) Math.round((System.nanoTime() - rec.t0) / 1e9);
                         rec.sample(s - 1, sampler.next());
                         if (s - 1 < settings.profile().seconds()) {
-                            print(qos, rec, s - 1);
+                            print(label, rec, s - 1);
                         }
                         lastSecond[0] = s;
                     }, firstTick, 1_000_000_000L, TimeUnit.NANOSECONDS);
-                    scheduleBackend(qos, server.backend(), rec.t0, ticker);
+                    scheduleBackend(label, server.backend(), rec.t0, ticker);
                     gen.run(rec);
                 } finally {
                     ticker.shutdownNow();
@@ -235,7 +262,8 @@ public final class Demo {
                         rec.sample(s, last);
                     }
                 }
-                RunResult result = new RunResult(qos, server.describe(), settings.profile(), capacity, rec, used);
+                RunResult result = new RunResult(qos, label, server.describe(), settings.profile(), capacity, rec,
+                        used);
                 printPhases(result);
                 return result;
             }
@@ -271,7 +299,7 @@ public final class Demo {
      * Sets the back end's factor at the start of every phase where it changes (the first phase changes it from
      * 1), on the ticker's thread, and says so on the console.
      */
-    private void scheduleBackend(boolean qos, Backend backend, long t0, ScheduledExecutorService ticker) {
+    private void scheduleBackend(String label, Backend backend, long t0, ScheduledExecutorService ticker) {
         List<Profile.Phase> phases = settings.profile().phases();
         double before = 1;
         for (int i = 0; i < phases.size(); i++) {
@@ -280,7 +308,7 @@ public final class Demo {
                 long at = t0 + (long) (settings.profile().start(i) * 1e9);
                 ticker.schedule(() -> {
                     backend.setFactor(p.backendFactor());
-                    log.printf(Locale.ROOT, "QoS %-3s %-6s back end %s from now%n", qos ? "on" : "off", p.name(),
+                    log.printf(Locale.ROOT, "QoS %-3s %-6s back end %s from now%n", label, p.name(),
                             p.backendChanged() ? "x" + Profile.number(p.backendFactor()) + " (its waits multiplied by "
                                     + Profile.number(p.backendFactor()) + ")" : "at normal speed");
                 }, at - System.nanoTime(), TimeUnit.NANOSECONDS);
@@ -289,7 +317,7 @@ public final class Demo {
         }
     }
 
-    private void print(boolean qos, Recorder rec, int second) {
+    private void print(String label, Recorder rec, int second) {
         if (second < 0) {
             return;
         }
@@ -302,7 +330,7 @@ public final class Demo {
             log.printf(Locale.ROOT,
                     "QoS %-3s %-6s %3ds %-7s offered %3d  served %4d req  refused %3d sess %3d req  degraded %d"
                             + "  p95 delay %5s ms / target %4d  budget %2s  done %3d sess%n",
-                    qos ? "on" : "off", phase == null ? "drain" : phase.name(), second + 1, type,
+                    label, phase == null ? "drain" : phase.name(), second + 1, type,
                     rec.get(Counter.OFFERED, t, second), rec.get(Counter.REQ_OK, t, second),
                     rec.get(Counter.REFUSED, t, second),
                     rec.get(Counter.REQ_REFUSED, t, second) - rec.get(Counter.REFUSED, t, second),
@@ -328,7 +356,7 @@ public final class Demo {
 
     private void printPhases(RunResult r) {
         log.printf(Locale.ROOT, "--- QoS %s, by phase (done/s: completed within the phase; %%, refused, failed: of"
-                + " the sessions that arrived in it):%n", r.qos() ? "on" : "off");
+                + " the sessions that arrived in it):%n", r.label());
         for (RunResult.PhaseStats p : r.phases()) {
             StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "  %-7s", p.phase().name()));
             if (p.phase().backendChanged()) {
@@ -358,22 +386,30 @@ public final class Demo {
 
     private void printHeadline(List<RunResult> runs) {
         log.printf(Locale.ROOT, "%n=== Headline: completed sessions per second (capacity %.1f/s)%n", capacity);
-        log.printf(Locale.ROOT, "  %-7s %9s  %-22s %-22s %-22s%n", "phase", "offered/s", "premium on / off",
-                "basic on / off", "all on / off");
-        RunResult on = runs.stream().filter(RunResult::qos).findFirst().orElse(null);
-        RunResult off = runs.stream().filter(r -> !r.qos()).findFirst().orElse(null);
-        List<RunResult.PhaseStats> pOn = on == null ? null : on.phases();
-        List<RunResult.PhaseStats> pOff = off == null ? null : off.phases();
+        List<String> labels = new ArrayList<>();
+        for (RunResult r : runs) {
+            labels.add(r.label());
+        }
+        String names = String.join(" / ", labels);
+        int width = Math.max(22, 12 * runs.size());
+        String column = " %-" + width + "s";
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "  %-7s %9s ", "phase", "offered/s"));
+        for (int t = 0; t <= Recorder.TYPES.size(); t++) {
+            header.append(String.format(Locale.ROOT, column,
+                    (t < Recorder.TYPES.size() ? Recorder.TYPES.get(t) : "all") + " " + names));
+        }
+        log.println(header);
         for (int i = 0; i < settings.profile().phases().size(); i++) {
             Profile.Phase ph = settings.profile().phases().get(i);
             StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "  %-7s %9.1f ", ph.name(),
                     ph.multiple() * capacity));
             for (int t = 0; t <= Recorder.TYPES.size(); t++) {
-                RunResult.TypeStats a = pOn == null ? null : (t < Recorder.TYPES.size() ? pOn.get(i).types().get(t)
-                        : pOn.get(i).total());
-                RunResult.TypeStats z = pOff == null ? null : (t < Recorder.TYPES.size() ? pOff.get(i).types().get(t)
-                        : pOff.get(i).total());
-                b.append(String.format(Locale.ROOT, " %-22s", rate(a) + " / " + rate(z)));
+                List<String> cells = new ArrayList<>();
+                for (RunResult r : runs) {
+                    RunResult.PhaseStats p = r.phases().get(i);
+                    cells.add(rate(t < Recorder.TYPES.size() ? p.types().get(t) : p.total()));
+                }
+                b.append(String.format(Locale.ROOT, column, String.join(" / ", cells)));
             }
             log.println(b);
         }
@@ -382,7 +418,7 @@ public final class Demo {
                 if (p.phase().multiple() > 1 || p.phase().backendChanged()) {
                     RunResult.TypeStats prem = p.types().get(0);
                     log.printf(Locale.ROOT, "  QoS %-3s %s: premium sessions completed %.1f%%, all sessions %.1f/s ="
-                                    + " %.0f%% of capacity%s%n", r.qos() ? "on" : "off", p.phase().name(),
+                                    + " %.0f%% of capacity%s%n", r.label(), p.phase().name(),
                             prem.completedPercent(), p.total().completedPerSecond(),
                             100 * p.total().completedPerSecond() / capacity, !p.phase().backendChanged() ? ""
                                     : String.format(Locale.ROOT, ", %.0f%% of the capacity with the back end x%s"

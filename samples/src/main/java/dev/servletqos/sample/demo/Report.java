@@ -86,7 +86,16 @@ final class Report {
                 .append(String.format(Locale.ROOT, "%.0f s", seconds)).append(".<br>Policy: ")
                 .append(esc(policy.scheduling().key())).append(", max-executing ").append(policy.maxExecuting())
                 .append(", admission triggers j = ").append(policy.totalQueuedTrigger()).append(", k = ")
-                .append(policy.higherQueuedTrigger()).append(". Capacity ")
+                .append(policy.higherQueuedTrigger()).append(". ");
+        if (settings.compared() != null) {
+            QosPolicy c = settings.compared().config().policy();
+            b.append("Compared with policy ").append(esc(settings.compared().name())).append(": ")
+                    .append(esc(c.scheduling().key())).append(", max-executing ").append(c.maxExecuting())
+                    .append(", admission triggers j = ").append(c.totalQueuedTrigger()).append(", k = ")
+                    .append(c.higherQueuedTrigger()).append(", control mode ").append(esc(c.control().mode().key()))
+                    .append(". ");
+        }
+        b.append("Capacity ")
                 .append(String.format(Locale.ROOT, "%.1f", capacity))
                 .append(" sessions/s. Profile: ");
         for (Profile.Phase p : profile.phases()) {
@@ -102,9 +111,10 @@ final class Report {
                 + " version: degraded responses below are counted from the responses and are 0. ")
                 .append(esc(controlSummary(on))).append("</p>\n");
 
-        b.append("<h2>Headline: completed sessions per second, QoS on against off</h2>\n");
-        headline(b, profile, capacity, on, off);
-        backendPhases(b, profile, capacity, on, off);
+        b.append("<h2>Headline: completed sessions per second, QoS ").append(esc(labels(runs)))
+                .append("</h2>\n");
+        headline(b, profile, capacity, runs);
+        backendPhases(b, profile, capacity, runs);
 
         b.append("<h2>Delay per class against its target</h2>\n<p><small>p95 per second of (response time minus the"
                 + " time the page spent in the application): time spent waiting, in the QoS queue or in the"
@@ -157,7 +167,7 @@ final class Report {
         b.append(chart("sessions/s", n, done, List.of(new Guide("capacity", "#666", capacity)), false, profile));
 
         for (RunResult r : runs) {
-            b.append("<h2>Admitted and refused sessions per second, QoS ").append(r.qos() ? "on" : "off")
+            b.append("<h2>Admitted and refused sessions per second, QoS ").append(esc(r.label()))
                     .append("</h2>\n<p><small>By the answer to the session's first request: 2xx admitted, 503"
                             + " refused (cheaply, at the door).</small></p>\n");
             List<Series> adm = new ArrayList<>();
@@ -199,7 +209,7 @@ final class Report {
         for (RunResult r : runs) {
             for (int t = 0; t < Recorder.TYPES.size(); t++) {
                 int tt = t;
-                lvl.add(new Series(Recorder.TYPES.get(t) + (r.qos() ? " on" : " off"), t == 0 ? PREMIUM : BASIC,
+                lvl.add(new Series(Recorder.TYPES.get(t) + " " + r.label(), t == 0 ? PREMIUM : BASIC,
                         values(n, r, s -> {
                             long ok = r.recorder().get(Counter.REQ_OK, tt, s);
                             long deg = r.recorder().get(Counter.REQ_DEGRADED, tt, s);
@@ -210,7 +220,7 @@ final class Report {
         b.append(chart("level", n, lvl, List.of(), false, profile, 2.5));
 
         for (RunResult r : runs) {
-            b.append("<h2>By phase, QoS ").append(r.qos() ? "on" : "off").append("</h2>\n<p><small>")
+            b.append("<h2>By phase, QoS ").append(esc(r.label())).append("</h2>\n<p><small>")
                     .append(esc(r.server())).append(". <i>completed/s</i>: sessions that completed within the phase's"
                             + " window. The other session columns count the sessions that arrived in the phase,"
                             + " wherever they ended; delays and degraded responses belong to the phase in which the"
@@ -281,8 +291,7 @@ final class Report {
      * what completed against it, the premium share that completed, and (QoS on) each class's queue delay and
      * budgets over the phase. Nothing when no phase changed the back end.
      */
-    private static void backendPhases(StringBuilder b, Profile profile, double capacity, RunResult on,
-                                      RunResult off) {
+    private static void backendPhases(StringBuilder b, Profile profile, double capacity, List<RunResult> runs) {
         if (profile.phases().stream().noneMatch(Profile.Phase::backendChanged)) {
             return;
         }
@@ -300,15 +309,12 @@ final class Report {
             if (!p.backendChanged()) {
                 continue;
             }
-            for (RunResult r : new RunResult[] {on, off}) {
-                if (r == null) {
-                    continue;
-                }
+            for (RunResult r : runs) {
                 RunResult.PhaseStats ps = r.phases().get(i);
                 b.append("<tr><td>").append(esc(p.name())).append("</td>")
                         .append(String.format(Locale.ROOT, "<td>%.1fx</td><td>x%s</td>", p.multiple(),
                                 Profile.number(p.backendFactor())))
-                        .append(td(ps.capacity(), 1)).append("<td>").append(r.qos() ? "on" : "off").append("</td>")
+                        .append(td(ps.capacity(), 1)).append("<td>").append(esc(r.label())).append("</td>")
                         .append(td(ps.total().completedPerSecond(), 1))
                         .append(td(100 * ps.total().completedPerSecond() / ps.capacity(), 0))
                         .append(td(100 * ps.total().completedPerSecond() / capacity, 0))
@@ -318,7 +324,7 @@ final class Report {
                     String name = Recorder.TYPES.get(t);
                     RunResult.EngineStats e = ps.engine().stream().filter(x -> x.name().equals(name)).findFirst()
                             .orElse(null);
-                    perClass.append("<tr><td>").append(esc(p.name())).append("</td><td>").append(r.qos() ? "on" : "off")
+                    perClass.append("<tr><td>").append(esc(p.name())).append("</td><td>").append(esc(r.label()))
                             .append("</td><td>").append(esc(name)).append("</td>")
                             .append("<td>").append(ms(ps.types().get(t).p95DelayMillis())).append("</td>")
                             .append(e == null ? "<td>-</td><td>-</td><td>-</td><td>-</td><td class=\"l\">-</td>"
@@ -447,29 +453,45 @@ final class Report {
         return v;
     }
 
-    private static void headline(StringBuilder b, Profile profile, double capacity, RunResult on, RunResult off) {
-        b.append("<table><tr><th>phase</th><th>offered sessions/s</th><th>premium on</th><th>premium off</th>"
-                + "<th>basic on</th><th>basic off</th><th>all on</th><th>all off</th>"
-                + "<th>all on, % of capacity</th></tr>\n");
-        List<RunResult.PhaseStats> pOn = on == null ? null : on.phases();
-        List<RunResult.PhaseStats> pOff = off == null ? null : off.phases();
+    private static void headline(StringBuilder b, Profile profile, double capacity, List<RunResult> runs) {
+        b.append("<table><tr><th>phase</th><th>offered sessions/s</th>");
+        for (int t = 0; t <= Recorder.TYPES.size(); t++) {
+            for (RunResult r : runs) {
+                b.append("<th>").append(t < Recorder.TYPES.size() ? Recorder.TYPES.get(t) : "all").append(' ')
+                        .append(esc(r.label())).append("</th>");
+            }
+        }
+        for (RunResult r : runs) {
+            b.append("<th>all ").append(esc(r.label())).append(", % of capacity</th>");
+        }
+        b.append("</tr>\n");
         for (int i = 0; i < profile.phases().size(); i++) {
             Profile.Phase p = profile.phases().get(i);
             b.append("<tr><td>").append(esc(p.name())).append("</td>").append(td(p.multiple() * capacity, 1));
             for (int t = 0; t <= Recorder.TYPES.size(); t++) {
-                b.append(cell(pOn, i, t)).append(cell(pOff, i, t));
+                for (RunResult r : runs) {
+                    b.append(cell(r.phases(), i, t));
+                }
             }
-            b.append(pOn == null ? "<td>-</td>" : td(100 * pOn.get(i).total().completedPerSecond() / capacity, 0));
+            for (RunResult r : runs) {
+                b.append(td(100 * r.phases().get(i).total().completedPerSecond() / capacity, 0));
+            }
             b.append("</tr>\n");
         }
         b.append("</table>\n<p><small>Each cell: completed sessions per second (the share of the offered sessions of"
                 + " that class that completed).</small></p>\n");
     }
 
-    private static String cell(List<RunResult.PhaseStats> phases, int i, int t) {
-        if (phases == null) {
-            return "<td>-</td>";
+    /** The runs' names: "on against off", "on against tuned against off". */
+    private static String labels(List<RunResult> runs) {
+        List<String> l = new ArrayList<>();
+        for (RunResult r : runs) {
+            l.add(r.label());
         }
+        return String.join(" against ", l);
+    }
+
+    private static String cell(List<RunResult.PhaseStats> phases, int i, int t) {
         RunResult.TypeStats s = t < Recorder.TYPES.size() ? phases.get(i).types().get(t) : phases.get(i).total();
         return String.format(Locale.ROOT, "<td>%.1f <small>(%s)</small></td>", s.completedPerSecond(),
                 pct(s.completedPercent()));

@@ -20,6 +20,7 @@ import java.util.function.Function;
  * ended. Responses and delays belong to the second in which they ended. Built once the run is over; immutable.
  *
  * @param qos       whether QoS was on
+ * @param label     the run's name: on, off, or the compared policy's
  * @param server    the server's description
  * @param profile   the load profile
  * @param capacity  sessions/s the multiples refer to
@@ -29,6 +30,7 @@ import java.util.function.Function;
 final class RunResult {
 
     private final boolean qos;
+    private final String label;
     private final String server;
     private final Profile profile;
     private final double capacity;
@@ -37,8 +39,10 @@ final class RunResult {
     /** Worked out once, from the finished recorder: the console, the report and the summary all read them. */
     private final List<PhaseStats> phases;
 
-    RunResult(boolean qos, String server, Profile profile, double capacity, Recorder recorder, int seconds) {
+    RunResult(boolean qos, String label, String server, Profile profile, double capacity, Recorder recorder,
+              int seconds) {
         this.qos = qos;
+        this.label = label;
         this.server = server;
         this.profile = profile;
         this.capacity = capacity;
@@ -49,6 +53,11 @@ final class RunResult {
 
     boolean qos() {
         return qos;
+    }
+
+    /** The run's name on the console, in the report and the summary: on, off, or the compared policy's. */
+    String label() {
+        return label;
     }
 
     String server() {

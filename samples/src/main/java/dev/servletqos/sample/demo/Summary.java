@@ -92,7 +92,7 @@ final class Summary {
     }
 
     private static void run(Json j, RunResult r, QosPolicy policy) {
-        j.beginObject().field("qos", r.qos() ? "on" : "off").field("server", r.server())
+        j.beginObject().field("qos", r.qos() ? "on" : "off").field("label", r.label()).field("server", r.server())
                 .field("unfinishedAtEnd", r.unfinished())
                 .field("notStartedGeneratorLimit", r.capped());
         j.name("phases").beginArray();
@@ -200,10 +200,6 @@ final class Summary {
     }
 
     private static void headline(Json j, List<RunResult> runs, Profile profile, double capacity) {
-        RunResult on = runs.stream().filter(RunResult::qos).findFirst().orElse(null);
-        RunResult off = runs.stream().filter(r -> !r.qos()).findFirst().orElse(null);
-        List<RunResult.PhaseStats> pOn = on == null ? null : on.phases();
-        List<RunResult.PhaseStats> pOff = off == null ? null : off.phases();
         j.name("headline").beginObject().field("unit", "completed sessions per second")
                 .field("capacity", capacity);
         j.name("phases").beginArray();
@@ -213,8 +209,20 @@ final class Summary {
             for (int t = 0; t <= Recorder.TYPES.size(); t++) {
                 String key = t < Recorder.TYPES.size() ? Recorder.TYPES.get(t) : "total";
                 j.name(key).beginObject();
-                onOff(j, "on", pOn, i, t);
-                onOff(j, "off", pOff, i, t);
+                boolean on = false;
+                boolean off = false;
+                for (RunResult r : runs) {
+                    onOff(j, r.label(), r.phases(), i, t);
+                    on |= r.label().equals("on");
+                    off |= r.label().equals("off");
+                }
+                // a run left out is null, so a reader finds both halves' keys
+                if (!on) {
+                    onOff(j, "on", null, i, t);
+                }
+                if (!off) {
+                    onOff(j, "off", null, i, t);
+                }
                 j.endObject();
             }
             j.endObject();

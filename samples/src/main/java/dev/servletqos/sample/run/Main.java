@@ -7,6 +7,7 @@ import dev.servletqos.sample.SamplePolicy;
 import dev.servletqos.sample.demo.Demo;
 import dev.servletqos.sample.demo.Identify;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -32,6 +33,8 @@ public final class Main {
     public static void main(String[] args) throws InterruptedException {
         Options o;
         QosPolicy policy;
+        QosPolicy compared = null;
+        Path comparedFile = null;
         try {
             o = Options.parse(args);
             if (o == null) {
@@ -39,9 +42,18 @@ public final class Main {
                 return;
             }
             policy = SamplePolicy.load(o.policy());
+            if (o.compare() != null) {
+                comparedFile = o.compare().equals(Options.TUNED) ? SamplePolicy.writeTuned(o.out())
+                        : Path.of(o.compare());
+                compared = SamplePolicy.load(comparedFile);
+            }
         } catch (PolicyException e) {
             System.err.println("bad policy: " + e.getMessage());
             System.exit(2);
+            return;
+        } catch (IOException e) {
+            System.err.println("cannot write the hand-tuned policy into " + e.getMessage());
+            System.exit(1);
             return;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
@@ -64,9 +76,12 @@ public final class Main {
                     l.setLevel(Level.WARNING);
                 }
                 STOP_WARNINGS.setLevel(Level.SEVERE);
-                Demo.run(new Demo.Settings(o.container(), config.withPort(o.portGiven() ? o.port() : 0),
-                        o.profile(), o.capacity(), !o.qosGiven() || o.qos(), !o.qosGiven() || !o.qos(), o.out(), Demo.DEFAULT_WARMUP),
-                        System.out);
+                ShopConfig shop = config.withPort(o.portGiven() ? o.port() : 0);
+                Demo.Comparison comparison = compared == null ? null : new Demo.Comparison(
+                        o.compare().equals(Options.TUNED) ? Options.TUNED : comparedFile.getFileName().toString(),
+                        new ShopConfig(true, shop.port(), compared, comparedFile, shop.costs()));
+                Demo.run(new Demo.Settings(o.container(), shop, o.profile(), o.capacity(), !o.qosGiven() || o.qos(),
+                        !o.qosGiven() || !o.qos(), o.out(), Demo.DEFAULT_WARMUP, comparison), System.out);
                 return;
             }
             serve(o, config);

@@ -5,7 +5,8 @@ import java.nio.file.Path;
 
 /**
  * The command line: {@code [--container tomcat|jetty] [--port N] [--qos on|off] [--policy FILE] [--scale X]
- * [--demo] [--demo-profile SPEC] [--capacity N] [--out DIR]}. A bad option stops with a message naming it.
+ * [--demo] [--demo-profile SPEC] [--compare-policy tuned|FILE] [--capacity N] [--out DIR]}. A bad option stops
+ * with a message naming it.
  *
  * @param container   tomcat (default) or jetty
  * @param port        the port on 127.0.0.1 (default 8080; the demo uses a free port unless --port is given)
@@ -18,10 +19,16 @@ import java.nio.file.Path;
  * @param profile     the demo's load profile
  * @param capacity    sessions/s the demo's multiples refer to; 0 = derive from the policy and the cost model
  * @param out         where the demo writes report.html and summary.json (default target/qos-demo)
+ * @param identify    periods of --identify, 0 without it
+ * @param identifyLoad the load during --identify, a multiple of capacity
+ * @param compare     the demo's second QoS-on policy: "tuned" (the bundled hand-tuned one) or a file; null: none
  */
 public record Options(String container, int port, boolean portGiven, boolean qos, boolean qosGiven, Path policy,
                       double scale, boolean demo, Profile profile, double capacity, Path out, int identify,
-                      double identifyLoad) {
+                      double identifyLoad, String compare) {
+
+    /** The value of --compare-policy that names the bundled hand-tuned policy. */
+    public static final String TUNED = "tuned";
 
     static final String USAGE = """
             usage: java -jar qos-sample.jar [options]
@@ -33,6 +40,8 @@ public record Options(String container, int port, boolean portGiven, boolean qos
               --demo                    run the overload demo: QoS on, then off; writes target/qos-demo/
               --demo-profile SPEC       phases name:seconds:multiple[:xFACTOR],...; xFACTOR slows the back end
                                         (x2: its waits doubled) (default %s)
+              --compare-policy P        with --demo: also run QoS on with policy P (tuned: the bundled
+                                        hand-tuned qos-sample-tuned.properties, or a file), same load
               --capacity N              sessions/s the multiples refer to (default: from the policy and costs)
               --out DIR                 the demo's output directory (default target/qos-demo)
               --identify [PERIODS]      system identification on the live shop under overload: fits the
@@ -61,6 +70,7 @@ public record Options(String container, int port, boolean portGiven, boolean qos
         Path out = Path.of("target", "qos-demo");
         int identify = 0;
         double identifyLoad = 3;
+        String compare = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -106,14 +116,21 @@ public record Options(String container, int port, boolean portGiven, boolean qos
                 case "--demo-profile" -> profile = Profile.parse(value(args, ++i, a));
                 case "--capacity" -> capacity = number(args, ++i, a, 0.1, 100_000);
                 case "--out" -> out = Path.of(value(args, ++i, a));
+                case "--compare-policy" -> compare = value(args, ++i, a);
                 default -> throw new IllegalArgumentException("unknown option " + a + " (--help lists them)");
             }
         }
         if (identify > 0 && demo) {
             throw new IllegalArgumentException("--identify and --demo: choose one");
         }
+        if (compare != null && !demo) {
+            throw new IllegalArgumentException("--compare-policy " + compare + ": only with --demo");
+        }
+        if (compare != null && qosGiven && !qos) {
+            throw new IllegalArgumentException("--compare-policy " + compare + " runs QoS on: not with --qos off");
+        }
         return new Options(container, port, portGiven, qos, qosGiven, policy, scale, demo, profile, capacity, out,
-                identify, identifyLoad);
+                identify, identifyLoad, compare);
     }
 
     private static String value(String[] args, int i, String option) {

@@ -57,6 +57,11 @@ public final class TomcatShop implements ShopServer {
         if (config.qos()) {
             valve = new QosValve();
             Path file = config.policyFile();
+            if (file == null && !config.policy().equals(SamplePolicy.load(null))) {
+                // the valve reads a file, as from server.xml: a policy built in code would be silently replaced
+                throw new IllegalArgumentException("the Tomcat shop reads its policy from a file: give the file of"
+                        + " a policy that is not the bundled default");
+            }
             if (file == null) {
                 file = baseDir.resolve("qos-sample.properties");
                 Files.writeString(file, SamplePolicy.defaultText(), StandardCharsets.UTF_8);

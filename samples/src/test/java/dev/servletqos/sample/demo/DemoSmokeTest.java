@@ -17,7 +17,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A very short demo: both runs, the per-second lines, report.html and summary.json with their structure. */
+/**
+ * A very short demo: QoS on with the bundled policy, on with the hand-tuned one (the comparison) and off, the
+ * per-second lines, report.html and summary.json with their structure.
+ */
 class DemoSmokeTest {
 
     @TempDir
@@ -30,31 +33,44 @@ class DemoSmokeTest {
         Profile profile = Profile.parse("normal:2:0.5,crowd:2:2,slow:2:0.5:x2");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Demo.Result result;
+        Path tunedFile = SamplePolicy.writeTuned(dir);
         try (PrintStream log = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            Demo.Comparison tuned = new Demo.Comparison("tuned",
+                    new ShopConfig(true, 0, SamplePolicy.load(tunedFile), tunedFile, Costs.scaled(0.2)));
             result = Demo.run(new Demo.Settings("tomcat", config, profile, 10, true, true, dir.resolve("out"),
-                    Profile.parse("warm-up:1:0.3")), log);
+                    Profile.parse("warm-up:1:0.3"), tuned), log);
         }
         String printed = out.toString(StandardCharsets.UTF_8);
 
-        assertEquals(2, result.runs().size());
+        assertEquals(3, result.runs().size());
+        assertEquals("on", result.runs().get(0).label());
         assertTrue(result.runs().get(0).qos());
-        assertFalse(result.runs().get(1).qos());
+        assertEquals("tuned", result.runs().get(1).label());
+        assertTrue(result.runs().get(1).qos());
+        assertFalse(result.runs().get(2).qos());
         for (Demo.RunResultView run : result.runs()) {
             assertEquals(3, run.phases().size());
             RunResult.TypeStats premium = run.phases().get(0).types().get(0);
             RunResult.TypeStats basic = run.phases().get(0).types().get(1);
             assertTrue(premium.offered() + basic.offered() > 0, "sessions arrived in the normal phase");
             assertEquals(basic.offered(), basic.completed(), "light load: every basic session of the first phase"
-                    + " completed (QoS " + (run.qos() ? "on" : "off") + ")\n" + printed);
+                    + " completed (QoS " + run.label() + ")\n" + printed);
         }
-        // one line per second per class, for both runs
-        for (String run : new String[] {"on ", "off"}) {
+        // one line per second per class, for every run
+        for (String run : new String[] {"on ", "tuned", "off"}) {
             for (String type : new String[] {"premium", "basic"}) {
                 Matcher m = Pattern.compile("QoS " + run + " normal +1s " + type + " +offered").matcher(printed);
                 assertTrue(m.find(), "a line for QoS " + run + " " + type + ":\n" + printed);
             }
         }
         assertTrue(printed.contains("Headline: completed sessions per second"), printed);
+        assertTrue(printed.contains("premium on / tuned / off"), printed);
+        assertTrue(printed.contains("compared with policy tuned (" + tunedFile + "): strict-priority, max-executing 16"),
+                printed);
+        // each run's engine runs its own policy: the bundled one leaves the budgets alone, the tuned one moves them
+        assertTrue(Pattern.compile("=== QoS on: [^\n]*\ncontrol loop: mode off").matcher(printed).find(), printed);
+        assertTrue(Pattern.compile("=== QoS tuned: [^\n]*\ncontrol loop: mode absolute").matcher(printed).find(),
+                printed);
         assertTrue(printed.contains("degradation: not yet driven by a controller"), printed);
 
         Path report = dir.resolve("out/report.html");
@@ -77,7 +93,7 @@ class DemoSmokeTest {
         String json = Files.readString(summary);
         assertBalanced(json);
         for (String key : new String[] {"\"capacity\"", "\"profile\"", "\"runs\"", "\"headline\"", "\"phases\"",
-                "\"qos\": \"on\"", "\"qos\": \"off\"", "\"name\": \"crowd\"", "\"premium\"", "\"basic\"",
+                "\"qos\": \"on\"", "\"qos\": \"off\"", "\"label\": \"tuned\"", "\"tuned\": ", "\"name\": \"crowd\"", "\"premium\"", "\"basic\"",
                 "\"completedPerSecond\"", "\"completedPercent\"", "\"p95DelayMillis\"", "\"delayTargetMillis\"",
                 "\"refused\"", "\"degradedResponses\": 0", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": ",
                 "\"backendFactor\": 2", "\"capacityAtBackend\"", "\"queueDelayP95Millis\"", "\"p95QueueDelayMillis\"",

@@ -14,7 +14,7 @@ class RunResultTest {
     }
 
     private static List<RunResult.PhaseStats> phases(Recorder rec) {
-        return new RunResult(true, "test", PROFILE, 10, rec, 5).phases();
+        return new RunResult(true, "on", "test", PROFILE, 10, rec, 5).phases();
     }
 
     @Test

@@ -33,6 +33,9 @@ class OptionsTest {
         assertTrue(o.demo());
         assertEquals("a:1:1,b:2:3", o.profile().toString());
         assertEquals(12.5, o.capacity());
+        assertNull(o.compare());
+        assertEquals("tuned", Options.parse("--demo", "--compare-policy", "tuned").compare());
+        assertEquals("mine.properties", Options.parse("--compare-policy", "mine.properties", "--demo").compare());
         assertNull(Options.parse("--help"));
     }
 
@@ -52,5 +55,11 @@ class OptionsTest {
                 .getMessage().startsWith("--scale 0: "));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--frobnicate"))
                 .getMessage().contains("--frobnicate"));
+        assertEquals("--compare-policy tuned: only with --demo",
+                assertThrows(IllegalArgumentException.class, () -> Options.parse("--compare-policy", "tuned"))
+                        .getMessage());
+        assertEquals("--compare-policy tuned runs QoS on: not with --qos off",
+                assertThrows(IllegalArgumentException.class,
+                        () -> Options.parse("--demo", "--qos", "off", "--compare-policy", "tuned")).getMessage());
     }
 }

@@ -3,6 +3,7 @@ package dev.servletqos.sample.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.ClassStats;
@@ -10,9 +11,12 @@ import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.SamplePolicy;
 import dev.servletqos.sample.ShopClient;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -21,6 +25,16 @@ class ShopEndpointsTest {
 
     static ShopConfig config(boolean qos) {
         return new ShopConfig(qos, 0, SamplePolicy.load(null), null, Costs.scaled(0.05));
+    }
+
+    @Test
+    void tomcatRefusesAPolicyItCouldNotGiveItsValve(@TempDir Path dir) throws Exception {
+        // the valve reads a file, as from server.xml: without one it would run the bundled default instead
+        ShopConfig tunedWithoutFile = new ShopConfig(true, 0, SamplePolicy.load(SamplePolicy.writeTuned(dir)), null,
+                Costs.scaled(0.05));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Containers.start("tomcat", tunedWithoutFile).close());
+        assertTrue(e.getMessage().contains("reads its policy from a file"), e.getMessage());
     }
 
     @ParameterizedTest(name = "{0}, QoS {1}")
