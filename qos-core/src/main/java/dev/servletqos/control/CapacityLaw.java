@@ -49,7 +49,9 @@ import dev.servletqos.Settings;
  * connections in the period of a cut shows the same), but after one the streak holds instead of cutting again.
  * A rise in concurrency says nothing: a back end with room shows no rise either, and taking that for a slower
  * back end would ratchet the baseline up. A cut to the floor that did not bring the ratio down by a tenth also
- * makes the service time the baseline (the limit cannot move). A back end that got faster lowers the baseline;
+ * says the back end is slower (the limit cannot move), with the same consequences. A reading taken while the
+ * requests in service build up neither starts nor judges a streak. Between readings the limit holds: a low limit
+ * grows once per pool, not once per period. A back end that got faster lowers the baseline;
  * one with more connections shows no rise as the limit grows.
  *
  * <p>Budgets: a class whose budget was the whole limit keeps the whole new limit (the default: every class may
@@ -66,7 +68,7 @@ final class CapacityLaw implements ControlLaw {
     static final double LOW = 0.15;
     /** A cut aims at a service time of {@code T0 (1 + AIM)}: a little queue in the back end keeps it busy. */
     static final double AIM = 0.3;
-    /** Periods over which the baseline is the least smoothed service time: old lows are forgotten. */
+    /** Readings (periods, or pools of them) over which the baseline is the least: old lows are forgotten. */
     static final int WINDOW = 300;
     /** Completions a period needs before its mean service time counts for the baseline or a cut. */
     static final double MIN_COMPLETIONS = 20;
@@ -101,9 +103,9 @@ final class CapacityLaw implements ControlLaw {
     private final double[] spreads = new double[SPREADS];
     private int spreadCount;
     private double lastInService = Double.NaN;
-    /** The last period's service time (in the law's unit). */
+    /** The last reading's service time (in the law's unit). */
     private double lastService = Double.NaN;
-    /** The last period's completions if it was measured (enough of them, not building up), else 0. */
+    /** The last reading's completions if it was measured (enough of them, not building up), else 0. */
     private double lastCount;
     private double lastRatio = Double.NaN;
     /** Consecutive readings of a streak of cuts whose fall of concurrency the service time did not follow. */
@@ -165,6 +167,7 @@ final class CapacityLaw implements ControlLaw {
             lastCount = 0;
             pool = Pool.EMPTY;
             streak = null;
+            inelastic = 0;
         }
         if (Double.isNaN(measure.service())) {
             return withLimit(current, Budgets.round(limit, floor, ceiling));
@@ -179,8 +182,8 @@ final class CapacityLaw implements ControlLaw {
             }
             measure = pool.measure();
             reading = pool.inService();
+            pool = Pool.EMPTY;
         }
-        pool = Pool.EMPTY;
         double service = measure.service();
         double n = measure.count();
         boolean evidenceBefore = lastCount >= MIN_COMPLETIONS && lastService > 0;
@@ -203,16 +206,21 @@ final class CapacityLaw implements ControlLaw {
         }
         // no period with enough completions yet: nothing says the back end queues
         double r = periods == 0 ? Double.NaN : service / baseline;
-        if (!(r > 1 + HIGH) && n >= MIN_COMPLETIONS) {
-            streak = null; // the cuts (if any) brought the service time down: the back end was queueing
+        if (!(r > 1 + HIGH) && n >= MIN_COMPLETIONS && !building) {
+            // the cuts (if any) brought the service time down: the back end was queueing
+            streak = null;
+            inelastic = 0;
         }
         // The cuts of a streak are judged against the reading before the first: a back end that queues serves
         // fewer requests at once faster (T falls with N), one that got slower for every request does not. Only a
         // fall in concurrency tells: with more requests in service a back end with room shows no rise either,
         // and taking that for a slower back end would ratchet the baseline (and the limit) up.
         boolean slower = false;
-        if (streak != null && r > 1 + HIGH && n >= MIN_COMPLETIONS && reading > 0
-                && Math.log(streak.inService() / reading) >= Math.log(MOVED)) {
+        boolean judged = streak != null && r > 1 + HIGH && n >= MIN_COMPLETIONS && !building;
+        if (judged && !(reading > 0 && Math.log(streak.inService() / reading) >= Math.log(MOVED))) {
+            // the concurrency is not below the streak's start: the reading says nothing, and a hold ends
+            inelastic = 0;
+        } else if (judged) {
             double elasticity = Math.log(service / streak.service()) / Math.log(reading / streak.inService());
             // one reading is not enough: a back end that lost connections in the period of a cut shows a fall of
             // concurrency and a rise of service time too; the next reading, with nothing else changing, tells
@@ -249,10 +257,10 @@ final class CapacityLaw implements ControlLaw {
         double significant = r * (1 - dispersion() / Math.sqrt(Math.max(n, 1)));
         // a streak whose last reading says the service time did not follow the fall of concurrency holds until
         // the next reading tells whether the back end is slower (a further cut would only starve it)
-        if (significant > 1 + HIGH && evidence && inelastic == 0) {
-            if (streak == null) {
+        // (nor does the reading that found the back end slower cut: its ratio is against the new baseline)
+        if (significant > 1 + HIGH && evidence && inelastic == 0 && !slower) {
+            if (streak == null && !building) {
                 streak = new Streak(reading, service, limit, service);
-                inelastic = 0;
             }
             limit = Math.max(limit / 2, limit * (1 + AIM) / r);
             cut = limit <= floor;

@@ -391,7 +391,7 @@ public final class Demo {
             labels.add(r.label());
         }
         String names = String.join(" / ", labels);
-        int width = Math.max(22, 12 * runs.size());
+        int width = Math.max(22, 14 * runs.size());
         String column = " %-" + width + "s";
         StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "  %-7s %9s ", "phase", "offered/s"));
         for (int t = 0; t <= Recorder.TYPES.size(); t++) {

@@ -19,7 +19,8 @@ import java.util.function.IntToDoubleFunction;
 
 /**
  * Writes {@code report.html}: one self-contained page (inline SVG, no script, nothing fetched) with the
- * headline, the charts over time and the per-phase tables of both runs.
+ * headline and the per-phase tables of every run; the charts of delay and completed sessions over time show the
+ * first QoS-on run (solid) against QoS off (dashed), and leave a compared policy's run to the tables.
  */
 final class Report {
 

@@ -78,7 +78,7 @@ public final class Main {
                 STOP_WARNINGS.setLevel(Level.SEVERE);
                 ShopConfig shop = config.withPort(o.portGiven() ? o.port() : 0);
                 Demo.Comparison comparison = compared == null ? null : new Demo.Comparison(
-                        o.compare().equals(Options.TUNED) ? Options.TUNED : comparedFile.getFileName().toString(),
+                        o.compare().equals(Options.TUNED) ? Options.TUNED : label(comparedFile),
                         new ShopConfig(true, shop.port(), compared, comparedFile, shop.costs()));
                 Demo.run(new Demo.Settings(o.container(), shop, o.profile(), o.capacity(), !o.qosGiven() || o.qos(),
                         !o.qosGiven() || !o.qos(), o.out(), Demo.DEFAULT_WARMUP, comparison), System.out);
@@ -89,6 +89,12 @@ public final class Main {
             System.err.println(e.getMessage());
             System.exit(1);
         }
+    }
+
+    /** The compared run's name: its file's, never "on" or "off" (those name the other runs). */
+    static String label(Path file) {
+        String name = file.getFileName().toString();
+        return name.equals("on") || name.equals("off") ? "compared " + name : name;
     }
 
     private static void serve(Options o, ShopConfig config) throws IOException, InterruptedException {

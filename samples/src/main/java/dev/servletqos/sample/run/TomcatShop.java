@@ -35,6 +35,11 @@ public final class TomcatShop implements ShopServer {
     private final ShopConfig config;
 
     private TomcatShop(ShopConfig config) throws IOException, LifecycleException {
+        if (config.qos() && config.policyFile() == null && !config.policy().equals(SamplePolicy.load(null))) {
+            // the valve reads a file, as from server.xml: a policy built in code would be silently replaced
+            throw new IllegalArgumentException("the Tomcat shop reads its policy from a file: give the file of"
+                    + " a policy that is not the bundled default");
+        }
         this.config = config;
         this.baseDir = Files.createTempDirectory("qos-sample-tomcat");
         tomcat = new Tomcat();
@@ -57,11 +62,6 @@ public final class TomcatShop implements ShopServer {
         if (config.qos()) {
             valve = new QosValve();
             Path file = config.policyFile();
-            if (file == null && !config.policy().equals(SamplePolicy.load(null))) {
-                // the valve reads a file, as from server.xml: a policy built in code would be silently replaced
-                throw new IllegalArgumentException("the Tomcat shop reads its policy from a file: give the file of"
-                        + " a policy that is not the bundled default");
-            }
             if (file == null) {
                 file = baseDir.resolve("qos-sample.properties");
                 Files.writeString(file, SamplePolicy.defaultText(), StandardCharsets.UTF_8);
