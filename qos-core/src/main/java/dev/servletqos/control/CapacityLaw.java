@@ -7,7 +7,7 @@ import dev.servletqos.Settings;
  * measured service time, so that requests queue in the engine (where classes are honoured) and not inside the
  * application or its back end (where they are not).
  *
- * <p>The signal is the ratio {@code r = T / T0} of the period's mean service time {@code T} (grant to
+ * <p>The signal is the ratio {@code r = T / T0} of the reading's mean service time {@code T} (grant to
  * completion, over all classes) to its no-load baseline {@code T0}. A back end of {@code C} connections serves
  * {@code N <= C} requests at once in {@code T0} each; with {@code N > C}, the extra ones wait inside it and
  * {@code T = T0 N / C}. So {@code r} above 1 is queueing behind the engine's back, and the limit that removes it
@@ -15,25 +15,25 @@ import dev.servletqos.Settings;
  *
  * <ul>
  *   <li>{@code r > 1 + }{@value #HIGH}: the limit becomes {@code L (1 + }{@value #AIM}{@code ) / r}, at most
- *       halved in one period (the gradient step of Netflix's and Envoy's limiters);</li>
+ *       halved in one reading (the gradient step of Netflix's and Envoy's limiters);</li>
  *   <li>{@code r < 1 + }{@value #LOW} and demand (requests waited in the engine, or the permits were nearly all
  *       busy): the limit grows by a fifth (at least one permit), up to the ceiling;</li>
  *   <li>otherwise it holds.</li>
  * </ul>
  *
- * <p>The baseline is the least, over the last {@value #WINDOW} periods with enough completions, of each period's
- * service time (smoothed over two periods) plus {@value #Z} standard error: the least of many noisy means is far
+ * <p>The baseline is the least, over the last {@value #WINDOW} readings, of each reading's service time (smoothed
+ * over two readings) plus {@value #Z} standard error: the least of many noisy means is far
  * below their true mean (at 300 completions a period, 300 periods put it 17 % low, and a baseline that low has
  * the law cut a back end with room until it starves), the least of the means plus their standard error is not.
- * The standard error is that of the smoothed mean: the dispersion over the root of three times the period's
- * completions (an average of weight one half has a third of one period's variance), the dispersion measured from
- * the median difference of successive periods (a step of the back end is one outlier of the median, not a new
+ * The standard error is that of the smoothed mean: the dispersion over the root of three times the reading's
+ * completions (an average of weight one half has a third of one reading's variance), the dispersion measured from
+ * the median difference of successive readings (a step of the back end is one outlier of the median, not a new
  * dispersion). A period in which the requests in service rose by more than a fifth is not measured: its
  * completions are its short requests (the long ones are still in service), which at start-up put a mean 30 %
  * low. With routes the baseline waits for the routes' references, so the first periods' mix of requests is
  * not mistaken for their speed. The baseline is never re-measured by cutting traffic (Envoy's periodic probes
  * to a minimum concurrency refuse or delay real requests), and a cut needs its ratio to stand one standard error
- * above the threshold, so noise in a period of few completions does not starve the back end.
+ * above the threshold, so noise in a reading of few completions does not starve the back end.
  *
  * <p>A period with fewer than {@value #MIN_COMPLETIONS} completions is pooled with the next ones until they hold
  * that many, and the pool is one reading: at a low limit or with a slow back end the law still reads the service
@@ -70,15 +70,15 @@ final class CapacityLaw implements ControlLaw {
     static final double AIM = 0.3;
     /** Readings (periods, or pools of them) over which the baseline is the least: old lows are forgotten. */
     static final int WINDOW = 300;
-    /** Completions a period needs before its mean service time counts for the baseline or a cut. */
+    /** Completions a reading needs (periods are pooled until they hold this many) for the baseline or a cut. */
     static final double MIN_COMPLETIONS = 20;
-    /** Growth per period when there is room. */
+    /** Growth per reading when there is room. */
     static final double GROWTH = 0.2;
     /** A period whose requests in service rose by more than this factor is building up, not measured. */
     static final double RAMP = 1.2;
-    /** Standard errors above a period's smoothed mean at which it counts for the baseline. */
+    /** Standard errors above a reading's smoothed mean at which it counts for the baseline. */
     static final double Z = 1;
-    /** Differences of successive periods whose median gives the service time's dispersion. */
+    /** Differences of successive readings whose median gives the service time's dispersion. */
     static final int SPREADS = 60;
     /** The dispersion (standard deviation over mean of one request's service time) until it is measured. */
     static final double DEFAULT_DISPERSION = 1;
@@ -94,12 +94,12 @@ final class CapacityLaw implements ControlLaw {
     private double limit = Double.NaN;
     private double smoothed = Double.NaN;
     /**
-     * The smoothed mean service times plus {@value #Z} standard error of the last periods with enough completions;
-     * the baseline is their least.
+     * The smoothed mean service times plus {@value #Z} standard error of the last readings; the baseline is their
+     * least.
      */
     private final double[] history = new double[WINDOW];
     private int periods;
-    /** The last periods' standardised differences of mean service time, whose median gives the dispersion. */
+    /** The last readings' standardised differences of mean service time, whose median gives the dispersion. */
     private final double[] spreads = new double[SPREADS];
     private int spreadCount;
     private double lastInService = Double.NaN;
@@ -114,7 +114,7 @@ final class CapacityLaw implements ControlLaw {
     private Streak streak;
     /** The periods pooled so far for the next reading. */
     private Pool pool = Pool.EMPTY;
-    /** The last period cut the limit to its floor. */
+    /** The last reading cut the limit to its floor. */
     private boolean cut;
     /** Per route: the service times of its first timed completions, the route's reference; and how many. */
     private double[] referenceSum = new double[0];
@@ -166,8 +166,7 @@ final class CapacityLaw implements ControlLaw {
             lastService = Double.NaN;
             lastCount = 0;
             pool = Pool.EMPTY;
-            streak = null;
-            inelastic = 0;
+            endStreak();
         }
         if (Double.isNaN(measure.service())) {
             return withLimit(current, Budgets.round(limit, floor, ceiling));
@@ -186,15 +185,16 @@ final class CapacityLaw implements ControlLaw {
         }
         double service = measure.service();
         double n = measure.count();
-        boolean evidenceBefore = lastCount >= MIN_COMPLETIONS && lastService > 0;
-        if (n >= MIN_COMPLETIONS && !building) {
-            if (evidenceBefore) {
-                spreads[spreadCount++ % spreads.length] = Math.abs(service - lastService)
-                        / (0.5 * (service + lastService) * Math.sqrt(1 / n + 1 / lastCount));
-            }
+        // a reading that is not building up is a pool of at least MIN_COMPLETIONS: it is measured
+        if (!building && lastCount > 0 && lastService > 0) {
+            spreads[spreadCount++ % spreads.length] = Math.abs(service - lastService)
+                    / (0.5 * (service + lastService) * Math.sqrt(1 / n + 1 / lastCount));
+        }
+        double dispersion = dispersion();
+        if (!building) {
             lastCount = n;
             smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
-            history[periods++ % history.length] = smoothed * (1 + Z * dispersion() / Math.sqrt(3 * n));
+            history[periods++ % history.length] = smoothed * (1 + Z * dispersion / Math.sqrt(3 * n));
         } else {
             lastCount = 0;
             smoothed = Double.NaN;
@@ -204,20 +204,18 @@ final class CapacityLaw implements ControlLaw {
         for (int i = 0; i < Math.min(periods, history.length); i++) {
             baseline = Math.min(baseline, history[i]);
         }
-        // no period with enough completions yet: nothing says the back end queues
+        // no reading with enough completions yet: nothing says the back end queues
         double r = periods == 0 ? Double.NaN : service / baseline;
-        if (!(r > 1 + HIGH) && n >= MIN_COMPLETIONS && !building) {
-            // the cuts (if any) brought the service time down: the back end was queueing
-            streak = null;
-            inelastic = 0;
+        if (!(r > 1 + HIGH) && !building) {
+            endStreak(); // the cuts (if any) brought the service time down: the back end was queueing
         }
         // The cuts of a streak are judged against the reading before the first: a back end that queues serves
         // fewer requests at once faster (T falls with N), one that got slower for every request does not. Only a
         // fall in concurrency tells: with more requests in service a back end with room shows no rise either,
         // and taking that for a slower back end would ratchet the baseline (and the limit) up.
         boolean slower = false;
-        boolean judged = streak != null && r > 1 + HIGH && n >= MIN_COMPLETIONS && !building;
-        if (judged && !(reading > 0 && Math.log(streak.inService() / reading) >= Math.log(MOVED))) {
+        boolean judged = streak != null && r > 1 + HIGH && !building;
+        if (judged && !(reading > 0 && streak.inService() >= MOVED * reading)) {
             // the concurrency is not below the streak's start: the reading says nothing, and a hold ends
             inelastic = 0;
         } else if (judged) {
@@ -243,8 +241,7 @@ final class CapacityLaw implements ControlLaw {
             if (streak != null) {
                 limit = Math.max(limit, streak.limit());
             }
-            streak = null;
-            inelastic = 0;
+            endStreak();
         }
         lastRatio = r;
         boolean demand = queued > 0 || waited || reading >= 0.8 * limit;
@@ -253,8 +250,8 @@ final class CapacityLaw implements ControlLaw {
         boolean evidence = n >= MIN_COMPLETIONS && reading >= 0.5 * limit;
         cut = false;
         // a cut on a ratio that noise alone explains would starve the back end: the ratio less one standard
-        // error of the period's mean must be above the threshold
-        double significant = r * (1 - dispersion() / Math.sqrt(Math.max(n, 1)));
+        // error of the reading's mean must be above the threshold
+        double significant = r * (1 - dispersion / Math.sqrt(Math.max(n, 1)));
         // a streak whose last reading says the service time did not follow the fall of concurrency holds until
         // the next reading tells whether the back end is slower (a further cut would only starve it)
         // (nor does the reading that found the back end slower cut: its ratio is against the new baseline)
@@ -269,6 +266,12 @@ final class CapacityLaw implements ControlLaw {
         }
         limit = Math.max(floor, Math.min(ceiling, limit));
         return withLimit(current, (int) Math.round(limit));
+    }
+
+    /** The streak of cuts is over: the next cut starts a new one. */
+    private void endStreak() {
+        streak = null;
+        inelastic = 0;
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -58,11 +59,9 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     private final Tags extraTags;
     private final List<Meter> meters = new ArrayList<>();
     private MeterRegistry registry;
-    private final long cacheNanos;
-    private volatile EngineSnapshot cached;
-    private volatile long cachedAt;
-    private volatile ControlStatus cachedStatus;
-    private volatile long statusAt;
+    private final Cached<EngineSnapshot> snapshot;
+    /** The control loop's status, read at most once per cache time like the snapshot. */
+    private final Cached<ControlStatus> status;
 
     /** Meters for this engine, without extra tags. */
     public QosMetrics(QosEngine engine) {
@@ -81,30 +80,44 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     public QosMetrics(QosEngine engine, Iterable<io.micrometer.core.instrument.Tag> tags, long cacheMillis) {
         this.engine = engine;
         this.extraTags = Tags.of(tags);
-        this.cacheNanos = TimeUnit.MILLISECONDS.toNanos(cacheMillis);
+        long cacheNanos = TimeUnit.MILLISECONDS.toNanos(cacheMillis);
+        this.snapshot = new Cached<>(engine::snapshot, cacheNanos);
+        this.status = new Cached<>(engine::controlStatus, cacheNanos);
     }
 
     private EngineSnapshot snapshot() {
-        long now = System.nanoTime();
-        EngineSnapshot s = cached;
-        if (s == null || now - cachedAt >= cacheNanos) {
-            s = engine.snapshot();
-            cached = s;
-            cachedAt = now;
-        }
-        return s;
+        return snapshot.get();
     }
 
-    /** The control loop's status, read at most once every {@code cacheNanos} like the snapshot. */
     private ControlStatus status() {
-        long now = System.nanoTime();
-        ControlStatus s = cachedStatus;
-        if (s == null || now - statusAt >= cacheNanos) {
-            s = engine.controlStatus();
-            cachedStatus = s;
-            statusAt = now;
+        return status.get();
+    }
+
+    /**
+     * A value read from the engine at most once every {@code nanos}: one scrape reads it once for all its meters.
+     * Two scrapes at once may both read it; either result is current.
+     */
+    private static final class Cached<T> {
+        private final Supplier<T> source;
+        private final long nanos;
+        private volatile T value;
+        private volatile long at;
+
+        Cached(Supplier<T> source, long nanos) {
+            this.source = source;
+            this.nanos = nanos;
         }
-        return s;
+
+        T get() {
+            long now = System.nanoTime();
+            T v = value;
+            if (v == null || now - at >= nanos) {
+                v = source.get();
+                value = v;
+                at = now;
+            }
+            return v;
+        }
     }
 
     @Override
