@@ -23,11 +23,6 @@ public final class SamplePolicy {
     private SamplePolicy() {
     }
 
-    /** The text of the bundled default policy. */
-    public static String defaultText() {
-        return text(RESOURCE);
-    }
-
     private static String text(String resource) {
         try (InputStream in = SamplePolicy.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -48,7 +43,12 @@ public final class SamplePolicy {
         if (file != null) {
             return PolicyParser.load(file);
         }
-        return bundled(RESOURCE);
+        return Bundled.POLICY;
+    }
+
+    /** The bundled default, parsed once (a policy is immutable): the Tomcat shop compares with it at each start. */
+    private static final class Bundled {
+        static final QosPolicy POLICY = bundled(RESOURCE);
     }
 
     /**
@@ -56,9 +56,14 @@ public final class SamplePolicy {
      * Tomcat valve reads its policy from a file, as it does from server.xml.
      */
     public static Path writeTuned(Path dir) throws IOException {
+        return write(TUNED_RESOURCE, dir);
+    }
+
+    /** Writes a bundled policy ({@link #RESOURCE} or {@link #TUNED_RESOURCE}) into {@code dir} under its name. */
+    public static Path write(String resource, Path dir) throws IOException {
         Files.createDirectories(dir);
-        Path file = dir.resolve(TUNED_RESOURCE.substring(TUNED_RESOURCE.lastIndexOf('/') + 1));
-        Files.writeString(file, text(TUNED_RESOURCE), StandardCharsets.UTF_8);
+        Path file = dir.resolve(resource.substring(resource.lastIndexOf('/') + 1));
+        Files.writeString(file, text(resource), StandardCharsets.UTF_8);
         return file;
     }
 

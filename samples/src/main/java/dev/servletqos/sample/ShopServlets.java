@@ -43,7 +43,7 @@ final class ShopServlets {
 
         /** Spends a page's cost at the back end's speed now. */
         void spend(Cost cost) {
-            costs().spend(cost, (Backend) getServletContext().getAttribute(Shop.BACKEND_ATTRIBUTE));
+            costs().spend(cost, Shop.backend(getServletContext()));
         }
 
         Catalog catalog() {

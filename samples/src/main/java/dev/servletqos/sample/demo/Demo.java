@@ -29,15 +29,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The main job: the shop under a flash crowd and then with its back end slowed down (the profile's phases set
- * the back end's speed factor in-process), QoS on and then off, on the same container with the same thread
- * count. The engine is sampled in-process once a second (snapshot, the period since the last sample, the
+ * the back end's speed factor in-process), QoS on (then, with a compared policy, QoS on with that one) and then
+ * off, on the same container with the same thread count. The engine is sampled in-process once a second (snapshot, the period since the last sample, the
  * control loop's status). While it runs it prints one line per second per user type; at the end it writes
  * {@code report.html} and {@code summary.json} and prints the headline: completed premium and basic sessions
- * per second, on against off.
+ * per second, run against run.
  */
 public final class Demo {
 
-    /** Seed of the arrival process: both runs see the same arrivals and the same users' choices. */
+    /** Seed of the arrival process: every run sees the same arrivals and the same users' choices. */
     static final long SEED = 20261121L;
 
     /**
@@ -55,12 +55,6 @@ public final class Demo {
      */
     public record Settings(String container, ShopConfig config, Profile profile, double capacity, boolean runOn,
                            boolean runOff, Path out, Profile warmup, Comparison compared) {
-
-        /** Without a compared policy. */
-        public Settings(String container, ShopConfig config, Profile profile, double capacity, boolean runOn,
-                        boolean runOff, Path out, Profile warmup) {
-            this(container, config, profile, capacity, runOn, runOff, out, warmup, null);
-        }
     }
 
     /**
@@ -245,7 +239,7 @@ public final class Demo {
                         int s = (int) Math.round((System.nanoTime() - rec.t0) / 1e9);
                         rec.sample(s - 1, sampler.next());
                         if (s - 1 < settings.profile().seconds()) {
-                            print(label, rec, s - 1);
+                            print(label, config.policy(), rec, s - 1);
                         }
                         lastSecond[0] = s;
                     }, firstTick, 1_000_000_000L, TimeUnit.NANOSECONDS);
@@ -262,7 +256,7 @@ public final class Demo {
                         rec.sample(s, last);
                     }
                 }
-                RunResult result = new RunResult(qos, label, server.describe(), settings.profile(), capacity, rec,
+                RunResult result = new RunResult(label, config, server.describe(), settings.profile(), capacity, rec,
                         used);
                 printPhases(result);
                 return result;
@@ -317,7 +311,7 @@ public final class Demo {
         }
     }
 
-    private void print(String label, Recorder rec, int second) {
+    private void print(String label, QosPolicy policy, Recorder rec, int second) {
         if (second < 0) {
             return;
         }
@@ -335,15 +329,11 @@ public final class Demo {
                     rec.get(Counter.REFUSED, t, second),
                     rec.get(Counter.REQ_REFUSED, t, second) - rec.get(Counter.REFUSED, t, second),
                     rec.get(Counter.REQ_DEGRADED, t, second), Double.isNaN(p95) ? "-" : String.format(Locale.ROOT, "%.0f", p95),
-                    delayTargetMillis(type), budget, rec.get(Counter.COMPLETED, t, second));
+                    delayTargetMillis(policy, type), budget, rec.get(Counter.COMPLETED, t, second));
         }
     }
 
     /** The policy's delay target of a class, in ms; 0 if the policy has no such class. */
-    long delayTargetMillis(String className) {
-        return delayTargetMillis(settings.config().policy(), className);
-    }
-
     static long delayTargetMillis(QosPolicy policy, String className) {
         int i = policy.classIndex(className);
         if (i < 0) {
@@ -407,7 +397,7 @@ public final class Demo {
                 List<String> cells = new ArrayList<>();
                 for (RunResult r : runs) {
                     RunResult.PhaseStats p = r.phases().get(i);
-                    cells.add(rate(t < Recorder.TYPES.size() ? p.types().get(t) : p.total()));
+                    cells.add(rate(p.type(t)));
                 }
                 b.append(String.format(Locale.ROOT, column, String.join(" / ", cells)));
             }
@@ -449,9 +439,6 @@ public final class Demo {
     }
 
     private static String rate(RunResult.TypeStats s) {
-        if (s == null) {
-            return "-";
-        }
         return String.format(Locale.ROOT, "%.1f (%.0f%%)", s.completedPerSecond(), s.completedPercent());
     }
 }

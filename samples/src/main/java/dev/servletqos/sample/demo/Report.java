@@ -227,7 +227,7 @@ final class Report {
                             + " wherever they ended; delays and degraded responses belong to the phase in which the"
                             + " response came.")
                     .append("</small></p>\n");
-            phaseTable(b, r, policy);
+            phaseTable(b, r);
         }
         b.append("<p><small>Written by <code>java -jar samples/target/qos-sample.jar --demo</code>; the numbers are"
                 + " also in summary.json next to this file. docs/sample.md explains how to read them.</small></p>\n");
@@ -493,12 +493,12 @@ final class Report {
     }
 
     private static String cell(List<RunResult.PhaseStats> phases, int i, int t) {
-        RunResult.TypeStats s = t < Recorder.TYPES.size() ? phases.get(i).types().get(t) : phases.get(i).total();
+        RunResult.TypeStats s = phases.get(i).type(t);
         return String.format(Locale.ROOT, "<td>%.1f <small>(%s)</small></td>", s.completedPerSecond(),
                 pct(s.completedPercent()));
     }
 
-    private static void phaseTable(StringBuilder b, RunResult r, QosPolicy policy) {
+    private static void phaseTable(StringBuilder b, RunResult r) {
         b.append("<table><tr><th>phase / class</th><th>offered</th><th>admitted</th><th>refused at the door</th>"
                 + "<th>completed</th><th>completed/s</th><th>% of offered</th><th>% of admitted</th>"
                 + "<th>503 midway</th><th>timed out</th><th>errors</th><th>unfinished at the end</th>"
@@ -506,9 +506,9 @@ final class Report {
                 + "<th>p50 / p95 delay ms</th><th>target ms</th><th>degraded</th></tr>\n");
         for (RunResult.PhaseStats p : r.phases()) {
             for (int t = 0; t <= Recorder.TYPES.size(); t++) {
-                RunResult.TypeStats s = t < Recorder.TYPES.size() ? p.types().get(t) : p.total();
+                RunResult.TypeStats s = p.type(t);
                 String name = t < Recorder.TYPES.size() ? Recorder.TYPES.get(t) : "all";
-                long target = t < Recorder.TYPES.size() ? Demo.delayTargetMillis(policy, name) : 0;
+                long target = t < Recorder.TYPES.size() ? Demo.delayTargetMillis(r.policy(), name) : 0;
                 b.append("<tr><td>").append(esc(p.phase().name())).append(" / ").append(name).append("</td>")
                         .append(td(s.offered())).append(td(s.admitted())).append(td(s.refused()))
                         .append(td(s.completed())).append(td(s.completedPerSecond(), 1))

@@ -3,9 +3,11 @@ package dev.servletqos.sample.demo;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.control.ClassSample;
 import dev.servletqos.control.Sample;
+import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.demo.Recorder.Counter;
 import dev.servletqos.sample.demo.Recorder.Outcome;
 import dev.servletqos.sample.demo.Recorder.SessionResult;
+import dev.servletqos.sample.run.ShopConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -19,8 +21,8 @@ import java.util.function.Function;
  * (admitted, refused, completed, failed, in %) counts the sessions that arrived in the phase, wherever they
  * ended. Responses and delays belong to the second in which they ended. Built once the run is over; immutable.
  *
- * @param qos       whether QoS was on
  * @param label     the run's name: on, off, or the compared policy's
+ * @param config    the shop it ran (QoS on or off, its policy)
  * @param server    the server's description
  * @param profile   the load profile
  * @param capacity  sessions/s the multiples refer to
@@ -29,8 +31,8 @@ import java.util.function.Function;
  */
 final class RunResult {
 
-    private final boolean qos;
     private final String label;
+    private final ShopConfig config;
     private final String server;
     private final Profile profile;
     private final double capacity;
@@ -39,10 +41,10 @@ final class RunResult {
     /** Worked out once, from the finished recorder: the console, the report and the summary all read them. */
     private final List<PhaseStats> phases;
 
-    RunResult(boolean qos, String label, String server, Profile profile, double capacity, Recorder recorder,
+    RunResult(String label, ShopConfig config, String server, Profile profile, double capacity, Recorder recorder,
               int seconds) {
-        this.qos = qos;
         this.label = label;
+        this.config = config;
         this.server = server;
         this.profile = profile;
         this.capacity = capacity;
@@ -52,7 +54,12 @@ final class RunResult {
     }
 
     boolean qos() {
-        return qos;
+        return config.qos();
+    }
+
+    /** The policy the run's shop had (with QoS off, the one that set its tier cookies and thread count). */
+    QosPolicy policy() {
+        return config.policy();
     }
 
     /** The run's name on the console, in the report and the summary: on, off, or the compared policy's. */
@@ -62,10 +69,6 @@ final class RunResult {
 
     String server() {
         return server;
-    }
-
-    Profile profile() {
-        return profile;
     }
 
     double capacity() {
@@ -130,6 +133,11 @@ final class RunResult {
     record PhaseStats(Profile.Phase phase, double start, double end, List<TypeStats> types, TypeStats total,
                       double pagesServedPerSecond, double usefulRequestsPerSecond, double capacity,
                       List<EngineStats> engine, String settingsSources, String controlModes) {
+
+        /** User type {@code t}'s figures, in {@link Recorder#TYPES} order; past the last, the total. */
+        TypeStats type(int t) {
+            return t < types.size() ? types.get(t) : total;
+        }
 
         /** "settings set by controller, control mode absolute". */
         String describeControl() {

@@ -67,7 +67,8 @@ final class Summary {
         j.name("capacity").beginObject()
                 .field("sessionsPerSecond", capacity)
                 .field("source", settings.capacity() > 0 ? "--capacity"
-                        : "nominal: max-executing / worker time of one session")
+                        : "nominal: the back end's connections (or a lower fixed max-executing) / worker time of one"
+                                + " session")
                 .endObject();
         j.name("profile").beginArray();
         for (Profile.Phase p : settings.profile().phases()) {
@@ -84,14 +85,14 @@ final class Summary {
                 .endObject();
         j.name("runs").beginArray();
         for (RunResult r : runs) {
-            run(j, r, policy);
+            run(j, r);
         }
         j.endArray();
         headline(j, runs, settings.profile(), capacity);
         return j.endObject().toString() + "\n";
     }
 
-    private static void run(Json j, RunResult r, QosPolicy policy) {
+    private static void run(Json j, RunResult r) {
         j.beginObject().field("qos", r.qos() ? "on" : "off").field("label", r.label()).field("server", r.server())
                 .field("unfinishedAtEnd", r.unfinished())
                 .field("notStartedGeneratorLimit", r.capped());
@@ -123,7 +124,7 @@ final class Summary {
             j.name("classes").beginObject();
             for (int t = 0; t < Recorder.TYPES.size(); t++) {
                 j.name(Recorder.TYPES.get(t));
-                type(j, p.types().get(t), Demo.delayTargetMillis(policy, Recorder.TYPES.get(t)));
+                type(j, p.types().get(t), Demo.delayTargetMillis(r.policy(), Recorder.TYPES.get(t)));
             }
             j.endObject();
             j.name("total");
@@ -235,7 +236,7 @@ final class Summary {
             j.name(name).nullValue();
             return;
         }
-        RunResult.TypeStats s = t < Recorder.TYPES.size() ? phases.get(i).types().get(t) : phases.get(i).total();
+        RunResult.TypeStats s = phases.get(i).type(t);
         j.field(name, s.completedPerSecond());
         j.field(name + "CompletedPercent", s.completedPercent());
     }

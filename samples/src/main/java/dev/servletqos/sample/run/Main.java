@@ -35,6 +35,7 @@ public final class Main {
         QosPolicy policy;
         QosPolicy compared = null;
         Path comparedFile = null;
+        String comparedName = null;
         try {
             o = Options.parse(args);
             if (o == null) {
@@ -43,8 +44,9 @@ public final class Main {
             }
             policy = SamplePolicy.load(o.policy());
             if (o.compare() != null) {
-                comparedFile = o.compare().equals(Options.TUNED) ? SamplePolicy.writeTuned(o.out())
-                        : Path.of(o.compare());
+                boolean tuned = o.compare().equals(Options.TUNED);
+                comparedFile = tuned ? SamplePolicy.writeTuned(o.out()) : Path.of(o.compare());
+                comparedName = tuned ? Options.TUNED : label(comparedFile);
                 compared = SamplePolicy.load(comparedFile);
             }
         } catch (PolicyException e) {
@@ -77,8 +79,7 @@ public final class Main {
                 }
                 STOP_WARNINGS.setLevel(Level.SEVERE);
                 ShopConfig shop = config.withPort(o.portGiven() ? o.port() : 0);
-                Demo.Comparison comparison = compared == null ? null : new Demo.Comparison(
-                        o.compare().equals(Options.TUNED) ? Options.TUNED : label(comparedFile),
+                Demo.Comparison comparison = compared == null ? null : new Demo.Comparison(comparedName,
                         new ShopConfig(true, shop.port(), compared, comparedFile, shop.costs()));
                 Demo.run(new Demo.Settings(o.container(), shop, o.profile(), o.capacity(), !o.qosGiven() || o.qos(),
                         !o.qosGiven() || !o.qos(), o.out(), Demo.DEFAULT_WARMUP, comparison), System.out);

@@ -17,7 +17,8 @@ import java.nio.file.Path;
  * @param scale       the cost scale (default 1)
  * @param demo        run the demo instead of serving
  * @param profile     the demo's load profile
- * @param capacity    sessions/s the demo's multiples refer to; 0 = derive from the policy and the cost model
+ * @param capacity    sessions/s the demo's multiples refer to; 0 = the back end's connections (or a lower fixed
+ *                    max-executing) over the cost model's worker time of one session
  * @param out         where the demo writes report.html and summary.json (default target/qos-demo)
  * @param identify    periods of --identify, 0 without it
  * @param identifyLoad the load during --identify, a multiple of capacity
@@ -42,7 +43,7 @@ public record Options(String container, int port, boolean portGiven, boolean qos
                                         (x2: its waits doubled) (default %s)
               --compare-policy P        with --demo: also run QoS on with policy P (tuned: the bundled
                                         hand-tuned qos-sample-tuned.properties, or a file), same load
-              --capacity N              sessions/s the multiples refer to (default: from the policy and costs)
+              --capacity N              sessions/s the multiples refer to (default: back-end connections and costs)
               --out DIR                 the demo's output directory (default target/qos-demo)
               --identify [PERIODS]      system identification on the live shop under overload: fits the
                                         delay model and proposes the absolute controller's gains (default 90)

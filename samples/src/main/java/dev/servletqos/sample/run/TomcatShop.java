@@ -1,13 +1,12 @@
 package dev.servletqos.sample.run;
 
 import dev.servletqos.QosEngine;
-import dev.servletqos.sample.SamplePolicy;
 import dev.servletqos.sample.Backend;
+import dev.servletqos.sample.SamplePolicy;
 import dev.servletqos.sample.Shop;
 import dev.servletqos.tomcat.QosValve;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -63,8 +62,7 @@ public final class TomcatShop implements ShopServer {
             valve = new QosValve();
             Path file = config.policyFile();
             if (file == null) {
-                file = baseDir.resolve("qos-sample.properties");
-                Files.writeString(file, SamplePolicy.defaultText(), StandardCharsets.UTF_8);
+                file = SamplePolicy.write(SamplePolicy.RESOURCE, baseDir);
             }
             valve.setPolicy(file.toAbsolutePath().toString());
             context.getPipeline().addValve(valve);

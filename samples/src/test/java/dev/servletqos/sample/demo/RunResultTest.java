@@ -2,19 +2,23 @@ package dev.servletqos.sample.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.servletqos.sample.Costs;
+import dev.servletqos.sample.SamplePolicy;
+import dev.servletqos.sample.run.ShopConfig;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RunResultTest {
 
     private static final Profile PROFILE = Profile.parse("normal:3:1,crowd:2:4");
+    private static final ShopConfig CONFIG = new ShopConfig(true, 0, SamplePolicy.load(null), null, Costs.scaled(1));
 
     private static Recorder.ServerSample pages(long n) {
         return Recorder.ServerSample.pages(n);
     }
 
     private static List<RunResult.PhaseStats> phases(Recorder rec) {
-        return new RunResult(true, "on", "test", PROFILE, 10, rec, 5).phases();
+        return new RunResult("on", CONFIG, "test", PROFILE, 10, rec, 5).phases();
     }
 
     @Test
