@@ -9,7 +9,8 @@ import java.util.List;
  * stays at its target given the capacity the classes above it use. Every class has one, the top class too.
  *
  * <p>Feed-forward from Little's law: class k may use the permits the classes above it leave,
- * {@code A_k = maxExecuting - sum of busy_j (j < k)}; at a mean service time {@code s_k} they complete
+ * {@code A_k = maxExecuting - sum of held_j (j < k)}, {@code held_j} the permits class j holds or, when it refuses
+ * sessions, the permits its rate lets it take (see {@link #held}); at a mean service time {@code s_k} they complete
  * {@code A_k / s_k} requests a second, which at {@code R_k} requests per session is {@code A_k / (s_k R_k)}
  * sessions a second. {@code R_k} is measured: the requests of admitted sessions over the sessions admitted,
  * both summed over the last periods with a forgetting factor of {@value #FORGET} per period (a session's
@@ -91,9 +92,6 @@ final class AdmissionLaw implements ObservableLaw {
             double available = Math.max(0, current.maxExecuting() - above);
             double delay = Double.NaN;
             if (c != null) {
-                if (Double.isFinite(c.busy())) {
-                    above += c.busy();
-                }
                 requests[k] = requests[k] * (1 - FORGET) + Math.max(0, c.arrivals() - c.sessionsRefused()) * period;
                 sessions[k] = sessions[k] * (1 - FORGET) + c.sessions() * period;
                 if (Double.isFinite(c.meanService()) && c.meanService() > 0) {
@@ -116,9 +114,12 @@ final class AdmissionLaw implements ObservableLaw {
                 }
             }
             double rate = 0;
+            double perSession = sessions[k] > 0 ? Math.max(1, requests[k] / sessions[k]) : 1;
             if (sessions[k] >= MIN_SESSIONS && service[k] > 0) {
-                double perSession = Math.max(1, requests[k] / sessions[k]);
                 rate = Math.max(MIN_RATE, factor[k] * available / (service[k] * perSession));
+            }
+            if (c != null) {
+                above += held(c, rate, perSession * service[k]);
             }
             r.add(new LoopReading(cs.name(), target, delay, Double.isNaN(delay) ? Double.NaN : target - delay, rate,
                     factor[k] <= U_MIN || factor[k] >= U_MAX));
@@ -129,6 +130,22 @@ final class AdmissionLaw implements ObservableLaw {
         }
         readings = List.copyOf(r);
         return out == current ? current : out.withSource(Settings.Source.CONTROLLER);
+    }
+
+    /**
+     * The permits a class leaves no room for below it: those it holds now, or, when it refuses new sessions,
+     * those the sessions it wants will hold, whichever is more. The wanted sessions are the ones that arrived in
+     * the period, admitted or refused, up to the rate; by Little's law they hold {@code sessions x work} permits,
+     * {@code work} the service seconds of one session. A session brings its requests over its whole visit, so
+     * the permits held now lag a class that has just started to refuse: counted alone, they left the room for the
+     * classes below, which filled it with sessions whose requests aged past the class above.
+     */
+    private static double held(ClassSample c, double rate, double work) {
+        double busy = Double.isFinite(c.busy()) ? c.busy() : 0;
+        if (c.sessionsRefused() <= 0 || rate <= 0 || !(work > 0)) {
+            return busy;
+        }
+        return Math.max(busy, Math.min(c.sessions() + c.sessionsRefused(), rate) * work);
     }
 
     @Override

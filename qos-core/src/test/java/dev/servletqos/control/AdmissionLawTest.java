@@ -1,0 +1,85 @@
+package dev.servletqos.control;
+
+import static dev.servletqos.control.Fixtures.cls;
+import static dev.servletqos.control.Fixtures.settings;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.Settings;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The admission law on hand-typed one-second periods: a limit of 20 permits, premium (250 ms) above basic (1 s),
+ * sessions of 12 requests of 50 ms, so one session holds 0.6 permit-seconds and the server completes 33.3
+ * sessions a second.
+ */
+class AdmissionLawTest {
+
+    private static final int LIMIT = 20;
+    private static final double SERVICE = 0.05;
+    private static final double REQUESTS = 12;
+    /** A delay well under both targets. */
+    private static final double LOW_DELAY = 0.02;
+
+    private final AdmissionLaw law = new AdmissionLaw();
+    private Settings settings = settings(LIMIT, 0.95, cls("premium", 10, 1, 0.25), cls("basic", 10, 1, 1.0));
+
+    @Test
+    void theClassBelowGetsWhatThePermitsTheClassAboveHoldsLeave() {
+        for (int i = 0; i < 10; i++) {
+            next(period("premium", 4, 0), period("basic", 10, 0));
+        }
+        // premium holds 4 x 0.6 = 2.4 permits and wants no more; basic may use the other 17.6
+        assertEquals(LIMIT / (SERVICE * REQUESTS), rate(0), 1e-9, "premium: the whole server");
+        assertEquals((LIMIT - 4 * SERVICE * REQUESTS) / (SERVICE * REQUESTS), rate(1), 1e-9, "basic");
+    }
+
+    @Test
+    void aClassAboveThatStartsRefusingLeavesNoRoomBelowAlthoughItsPermitsAreStillFew() {
+        for (int i = 0; i < 10; i++) {
+            next(period("premium", 4, 0), period("basic", 10, 0));
+        }
+        // a crowd of premium sessions, twice what the server completes: 70 a second arrive, its rate admits 33;
+        // the permits premium holds are still those of its earlier sessions, as a session brings its requests
+        // over its whole visit
+        next(new ClassSample("premium", 10, 4 * REQUESTS + 70, 4 * REQUESTS, 4 * REQUESTS, 0, LOW_DELAY,
+                        waits(LOW_DELAY), SERVICE, 0, 4 * SERVICE * REQUESTS, 0.12, 0, 3, 33, 37),
+                period("basic", 10, 0));
+        assertTrue(rate(0) >= LIMIT / (SERVICE * REQUESTS), "premium keeps the whole server: " + rate(0));
+        assertEquals(AdmissionLaw.MIN_RATE, rate(1), 1e-12, "basic is left the least rate, not 29 a second");
+    }
+
+    @Test
+    void aClassAboveRefusingFewerThanItsRateLeavesTheRestBelow() {
+        for (int i = 0; i < 10; i++) {
+            next(period("premium", 4, 0), period("basic", 10, 0));
+        }
+        // premium's queue guard refused 2 of 6 sessions in a burst: it wants 6 a second, 3.6 permits
+        next(new ClassSample("premium", 10, 4 * REQUESTS + 2, 4 * REQUESTS, 4 * REQUESTS, 0, LOW_DELAY,
+                        waits(LOW_DELAY), SERVICE, 0, 4 * SERVICE * REQUESTS, 0.12, 0, 3, 4, 2),
+                period("basic", 10, 0));
+        assertEquals((LIMIT - 6 * SERVICE * REQUESTS) / (SERVICE * REQUESTS), rate(1), 0.05, "basic");
+    }
+
+    /** A class that admitted {@code sessions} a second, refused {@code refused}, its requests running at once. */
+    private static ClassSample period(String name, double sessions, double refused) {
+        double requests = sessions * REQUESTS;
+        return new ClassSample(name, 10, requests + refused, requests, requests, 0, LOW_DELAY, waits(LOW_DELAY),
+                SERVICE, 0, requests * SERVICE, requests * SERVICE / LIMIT, 0, 1, sessions, refused);
+    }
+
+    private static WaitHistogram waits(double seconds) {
+        long[] counts = new long[WaitHistogram.BUCKETS];
+        counts[WaitHistogram.bucket(Math.round(seconds * 1e9))] = 10;
+        return WaitHistogram.of(counts);
+    }
+
+    private void next(ClassSample premium, ClassSample basic) {
+        settings = law.next(new Sample(1, LIMIT, Double.NaN, List.of(premium, basic)), settings);
+    }
+
+    private double rate(int k) {
+        return settings.get(k).sessionRate();
+    }
+}
