@@ -84,6 +84,7 @@ final class AdmissionLaw implements ObservableLaw {
             busy += Double.isFinite(c.busy()) ? c.busy() : 0;
             waiting += c.queued();
         }
+        boolean aboveRefused = false;
         boolean idle = waiting == 0 && busy < IDLE * current.maxExecuting();
         for (int k = 0; k < n; k++) {
             Settings.ClassSettings cs = current.get(k);
@@ -106,9 +107,10 @@ final class AdmissionLaw implements ObservableLaw {
                     if (e < 0 || c.sessionsRefused() > 0) {
                         factor[k] = Math.max(U_MIN, Math.min(U_MAX, factor[k] * Math.exp(GAIN * e)));
                     }
-                    if (idle && c.sessionsRefused() > 0) {
+                    if (idle && c.sessionsRefused() > 0 && !aboveRefused) {
                         // refusing with the permits idle: fill them, at the most the law allows (a session brings
-                        // its load over its whole visit, so the feed-forward alone refills the server slowly)
+                        // its load over its whole visit, so the feed-forward alone refills the server slowly);
+                        // not a class below one that refused too: the permits are that class's to fill
                         factor[k] = U_MAX;
                     }
                 }
@@ -120,6 +122,7 @@ final class AdmissionLaw implements ObservableLaw {
             }
             if (c != null) {
                 above += held(c, rate, perSession * service[k]);
+                aboveRefused |= c.sessionsRefused() > 0;
             }
             r.add(new LoopReading(cs.name(), target, delay, Double.isNaN(delay) ? Double.NaN : target - delay, rate,
                     factor[k] <= U_MIN || factor[k] >= U_MAX));
