@@ -57,7 +57,8 @@ final class AdmissionLaw implements ObservableLaw {
 
     /**
      * Below this share of the permits busy, with nothing waiting, the server is idle: a class that refused
-     * sessions then gets the most the law allows at once (its factor at {@link #U_MAX}).
+     * sessions then gets the most the law allows at once (its factor at {@link #U_MAX}), unless a class above it
+     * refused too (the idle permits are that class's to fill).
      */
     static final double IDLE = 0.8;
     private String[] names;
@@ -81,7 +82,7 @@ final class AdmissionLaw implements ObservableLaw {
         double busy = 0;
         int waiting = 0;
         for (ClassSample c : sample.classes()) {
-            busy += Double.isFinite(c.busy()) ? c.busy() : 0;
+            busy += busy(c);
             waiting += c.queued();
         }
         boolean aboveRefused = false;
@@ -144,11 +145,15 @@ final class AdmissionLaw implements ObservableLaw {
      * classes below, which filled it with sessions whose requests aged past the class above.
      */
     private static double held(ClassSample c, double rate, double work) {
-        double busy = Double.isFinite(c.busy()) ? c.busy() : 0;
         if (c.sessionsRefused() <= 0 || rate <= 0 || !(work > 0)) {
-            return busy;
+            return busy(c);
         }
-        return Math.max(busy, Math.min(c.sessions() + c.sessionsRefused(), rate) * work);
+        return Math.max(busy(c), Math.min(c.sessions() + c.sessionsRefused(), rate) * work);
+    }
+
+    /** The permits the class held over the period; 0 when its completions had no timed service time. */
+    private static double busy(ClassSample c) {
+        return Double.isFinite(c.busy()) ? c.busy() : 0;
     }
 
     @Override

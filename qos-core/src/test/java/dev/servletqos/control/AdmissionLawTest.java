@@ -27,9 +27,7 @@ class AdmissionLawTest {
 
     @Test
     void theClassBelowGetsWhatThePermitsTheClassAboveHoldsLeave() {
-        for (int i = 0; i < 10; i++) {
-            next(period("premium", 4, 0), period("basic", 10, 0));
-        }
+        warmUp();
         // premium holds 4 x 0.6 = 2.4 permits and wants no more; basic may use the other 17.6
         assertEquals(LIMIT / (SERVICE * REQUESTS), rate(0), 1e-9, "premium: the whole server");
         assertEquals((LIMIT - 4 * SERVICE * REQUESTS) / (SERVICE * REQUESTS), rate(1), 1e-9, "basic");
@@ -37,9 +35,7 @@ class AdmissionLawTest {
 
     @Test
     void aClassAboveThatStartsRefusingLeavesNoRoomBelowAlthoughItsPermitsAreStillFew() {
-        for (int i = 0; i < 10; i++) {
-            next(period("premium", 4, 0), period("basic", 10, 0));
-        }
+        warmUp();
         // a crowd of premium sessions, twice what the server completes: 70 a second arrive, its rate admits 33;
         // the permits premium holds are still those of its earlier sessions, as a session brings its requests
         // over its whole visit
@@ -52,14 +48,19 @@ class AdmissionLawTest {
 
     @Test
     void aClassAboveRefusingFewerThanItsRateLeavesTheRestBelow() {
-        for (int i = 0; i < 10; i++) {
-            next(period("premium", 4, 0), period("basic", 10, 0));
-        }
+        warmUp();
         // premium's queue guard refused 2 of 6 sessions in a burst: it wants 6 a second, 3.6 permits
         next(new ClassSample("premium", 10, 4 * REQUESTS + 2, 4 * REQUESTS, 4 * REQUESTS, 0, LOW_DELAY,
                         waits(LOW_DELAY), SERVICE, 0, 4 * SERVICE * REQUESTS, 0.12, 0, 3, 4, 2),
                 period("basic", 10, 0));
         assertEquals((LIMIT - 6 * SERVICE * REQUESTS) / (SERVICE * REQUESTS), rate(1), 0.05, "basic");
+    }
+
+    /** Ten periods of premium admitting 4 sessions a second and basic 10, neither refusing: R and s measured. */
+    private void warmUp() {
+        for (int i = 0; i < 10; i++) {
+            next(period("premium", 4, 0), period("basic", 10, 0));
+        }
     }
 
     /** A class that admitted {@code sessions} a second, refused {@code refused}, its requests running at once. */
