@@ -15,7 +15,9 @@ import dev.servletqos.Settings;
  *
  * <ul>
  *   <li>{@code r > 1 + }{@value #HIGH}: the limit becomes {@code L (1 + }{@value #AIM}{@code ) / r}, at most
- *       halved in one reading (the gradient step of Netflix's and Envoy's limiters);</li>
+ *       halved in one reading (the gradient step of Netflix's and Envoy's limiters), and a further cut of the same
+ *       streak takes off at most {@code 1 - }{@value #LATER_CUT} (the first cut, were the back end queueing, would
+ *       have brought the ratio down already);</li>
  *   <li>{@code r < 1 + }{@value #LOW} and demand (requests waited in the engine, or the permits were nearly all
  *       busy): the limit grows by a fifth (at least one permit), up to the ceiling;</li>
  *   <li>otherwise it holds.</li>
@@ -43,8 +45,10 @@ import dev.servletqos.Settings;
  * cuts do. The readings of a streak of cuts (from the first cut until the ratio is back below the threshold) are
  * judged against the reading before its first cut: when the requests in service fell by a sixth or more from
  * there and the service time did not follow ({@code d ln T / d ln N < }{@value #ELASTIC}) in
- * {@value #INELASTIC_READINGS} readings in a row, the service time does not depend on the concurrency: the least
- * service time of the streak is the new baseline, and the limit goes back to where the streak began (its cuts
+ * {@value #INELASTIC_READINGS} readings in a row, the service time does not depend on the concurrency: the least,
+ * over the streak's readings after its first cut, of the reading's mean plus one standard error is the new baseline
+ * (the least of bare noisy means is below the back end's new speed, and a baseline that low had the law cut the
+ * slower back end again and again), and the limit goes back to where the streak began (its cuts
  * were made on the belief that the back end queued). One reading is not enough (a back end that lost
  * connections in the period of a cut shows the same), but after one the streak holds instead of cutting again.
  * A rise in concurrency says nothing: a back end with room shows no rise either, and taking that for a slower
@@ -83,13 +87,15 @@ final class CapacityLaw implements ControlLaw {
     /** The dispersion (standard deviation over mean of one request's service time) until it is measured. */
     static final double DEFAULT_DISPERSION = 1;
     /** Below this elasticity of service time to concurrency, the service time is the back end's own. */
-    static final double ELASTIC = 0.3;
+    static final double ELASTIC = 0.5;
     /** Timed completions of a route whose mean is its reference service time. */
     static final long REFERENCE_COMPLETIONS = 100;
     /** Consecutive inelastic falls of concurrency that make the service time the back end's own. */
     static final int INELASTIC_READINGS = 2;
     /** The concurrency must have moved by this factor for the elasticity to say anything. */
     static final double MOVED = 1.2;
+    /** The most a cut after the first of a streak takes off the limit. */
+    static final double LATER_CUT = 0.7;
 
     private double limit = Double.NaN;
     private double smoothed = Double.NaN;
@@ -191,6 +197,8 @@ final class CapacityLaw implements ControlLaw {
                     / (0.5 * (service + lastService) * Math.sqrt(1 / n + 1 / lastCount));
         }
         double dispersion = dispersion();
+        // the reading's mean plus its standard error: the least of noisy means is below their true mean
+        double upper = service * (1 + Z * dispersion / Math.sqrt(Math.max(n, 1)));
         if (!building) {
             lastCount = n;
             smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
@@ -224,16 +232,16 @@ final class CapacityLaw implements ControlLaw {
             // concurrency and a rise of service time too; the next reading, with nothing else changing, tells
             inelastic = elasticity < ELASTIC ? inelastic + 1 : 0;
             slower = inelastic >= INELASTIC_READINGS;
-            streak = streak.reading(service);
+            streak = streak.reading(upper);
         }
         // a limit held at its floor cannot move: a cut to the floor that did not bring the ratio down by a tenth
         // says the same
         slower |= cut && r > 1 + HIGH && r >= 0.9 * lastRatio;
         if (slower) {
-            // the back end is slower for every request, not queueing: the new baseline is the least service time
-            // of the streak (read at the least concurrency: the least queueing in it), and the cuts made on the
-            // belief that the back end queued are undone
-            double slowerBaseline = streak == null ? service : Math.min(service, streak.least());
+            // the back end is slower for every request, not queueing: the new baseline is the least of the streak's
+            // readings (at the least concurrency: the least queueing in it), each its mean plus a standard error,
+            // and the cuts made on the belief that the back end queued are undone
+            double slowerBaseline = streak == null || Double.isNaN(streak.least()) ? upper : streak.least();
             java.util.Arrays.fill(history, slowerBaseline);
             smoothed = slowerBaseline;
             periods = Math.max(periods, 1);
@@ -256,10 +264,11 @@ final class CapacityLaw implements ControlLaw {
         // the next reading tells whether the back end is slower (a further cut would only starve it)
         // (nor does the reading that found the back end slower cut: its ratio is against the new baseline)
         if (significant > 1 + HIGH && evidence && inelastic == 0 && !slower) {
-            if (streak == null && !building) {
-                streak = new Streak(reading, service, limit, service);
+            boolean first = streak == null;
+            if (first && !building) {
+                streak = new Streak(reading, service, limit, Double.NaN);
             }
-            limit = Math.max(limit / 2, limit * (1 + AIM) / r);
+            limit = Math.max(limit * (first ? 0.5 : LATER_CUT), limit * (1 + AIM) / r);
             cut = limit <= floor;
         } else if (r < 1 + LOW && demand) {
             limit = Math.max(limit + 1, limit * (1 + GROWTH));
@@ -346,11 +355,11 @@ final class CapacityLaw implements ControlLaw {
 
     /**
      * A streak of cuts: the reading before its first cut (requests in service, service time, the limit then) and
-     * the least service time read since.
+     * the least, over the readings since, of the mean service time plus one standard error (NaN: none yet).
      */
     private record Streak(double inService, double service, double limit, double least) {
-        Streak reading(double s) {
-            return new Streak(inService, service, limit, Math.min(least, s));
+        Streak reading(double upper) {
+            return new Streak(inService, service, limit, Double.isNaN(least) ? upper : Math.min(least, upper));
         }
     }
 

@@ -76,4 +76,34 @@ class CapacityLawTest {
         assertEquals(Settings.Source.CONTROLLER, s.source());
         assertEquals(Math.round(before * (1 + CapacityLaw.AIM) / 2), s.maxExecuting(), "to L (1 + aim) / r");
     }
+
+    /**
+     * A back end of 16 connections whose every request gets twice as slow (as the simulator saw it): the first
+     * reading after the change also holds the requests that had queued inside it (3.3 times the no-load time at
+     * 19 in service), the later ones take twice the no-load time below 16 in service. The law cuts once or twice on
+     * the belief that the back end queues, finds it slower within a few readings and puts the limit back, without
+     * cutting it to a third on the way (each period at a low limit leaves connections idle).
+     */
+    @Test
+    void aBackEndThatGotSlowerIsFoundWithoutCuttingTheLimitToAThird() {
+        CapacityLaw law = new CapacityLaw();
+        Settings s = settings(16);
+        for (int i = 0; i < 25; i++) {
+            s = law.next(period(s.maxExecuting(), 200, 0, Math.max(1, s.maxExecuting() / 16.0), s.maxExecuting(),
+                    false), s);
+        }
+        int before = s.maxExecuting();
+        List<Integer> limits = new ArrayList<>();
+        s = law.next(period(before, 200, 0, 3.3, before, false), s);
+        limits.add(s.maxExecuting());
+        for (int i = 0; i < 5; i++) {
+            s = law.next(period(s.maxExecuting(), 100, 0, 2 * Math.max(1, s.maxExecuting() / 16.0),
+                    s.maxExecuting(), false), s);
+            limits.add(s.maxExecuting());
+        }
+        String trace = "limits after the change, from " + before + ": " + limits;
+        assertTrue(limits.stream().allMatch(l -> 3 * l >= before), "never cut to a third: " + trace);
+        assertTrue(limits.subList(0, 4).stream().anyMatch(l -> l >= before), "put back in four readings: " + trace);
+        assertTrue(limits.get(limits.size() - 1) >= 16, "every connection used at the end: " + trace);
+    }
 }

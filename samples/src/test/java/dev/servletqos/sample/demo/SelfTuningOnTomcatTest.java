@@ -10,6 +10,7 @@ import dev.servletqos.sample.run.ShopConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -59,7 +60,11 @@ class SelfTuningOnTomcatTest {
             figures.append(describe(p)).append('\n');
         }
         System.out.print("self-tuning on Tomcat:\n" + figures);
-        String context = figures + "\n" + printed;
+        // the phases' figures in each failure's message (CI shows its first lines), the per-second lines in a file
+        Path log = Path.of("target", "self-tuning-on-tomcat.log");
+        Files.createDirectories(log.getParent());
+        Files.writeString(log, figures + "\n" + printed, StandardCharsets.UTF_8);
+        String context = figures + "(each second: " + log.toAbsolutePath() + ")";
 
         // case 1: at capacity both classes complete their sessions
         RunResult.PhaseStats one = phases.get(0);
