@@ -197,8 +197,10 @@ final class CapacityLaw implements ControlLaw {
                     / (0.5 * (service + lastService) * Math.sqrt(1 / n + 1 / lastCount));
         }
         double dispersion = dispersion();
-        // the reading's mean plus its standard error: the least of noisy means is below their true mean
-        double upper = service * (1 + Z * dispersion / Math.sqrt(Math.max(n, 1)));
+        // the reading's standard error over its mean; its mean plus that: the least of noisy means is below their
+        // true mean
+        double error = dispersion / Math.sqrt(Math.max(n, 1));
+        double upper = service * (1 + Z * error);
         if (!building) {
             lastCount = n;
             smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
@@ -259,7 +261,7 @@ final class CapacityLaw implements ControlLaw {
         cut = false;
         // a cut on a ratio that noise alone explains would starve the back end: the ratio less one standard
         // error of the reading's mean must be above the threshold
-        double significant = r * (1 - dispersion / Math.sqrt(Math.max(n, 1)));
+        double significant = r * (1 - error);
         // a streak whose last reading says the service time did not follow the fall of concurrency holds until
         // the next reading tells whether the back end is slower (a further cut would only starve it)
         // (nor does the reading that found the back end slower cut: its ratio is against the new baseline)
