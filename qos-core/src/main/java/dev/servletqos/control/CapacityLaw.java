@@ -45,10 +45,11 @@ import dev.servletqos.Settings;
  * cuts do. The readings of a streak of cuts (from the first cut until the ratio is back below the threshold) are
  * judged against the reading before its first cut: when the requests in service fell by a sixth or more from
  * there and the service time did not follow ({@code d ln T / d ln N < }{@value #ELASTIC}) in
- * {@value #INELASTIC_READINGS} readings in a row, the service time does not depend on the concurrency: the least,
- * over the streak's readings after its first cut, of the reading's mean plus one standard error is the new baseline
- * (the least of bare noisy means is below the back end's new speed, and a baseline that low had the law cut the
- * slower back end again and again), and the limit goes back to where the streak began (its cuts
+ * {@value #INELASTIC_READINGS} readings in a row, the service time does not depend on the concurrency: the mean of
+ * all the completions of the streak's readings from the second after its first cut is the new baseline (the first
+ * also holds the requests that had queued inside the back end before the cut; the least of the readings, even each
+ * with a standard error added, was a noisy low, 23 % below the back end's new speed at 10x in the simulator, which
+ * held the limit below the connections), and the limit goes back to where the streak began (its cuts
  * were made on the belief that the back end queued). One reading is not enough (a back end that lost
  * connections in the period of a cut shows the same), but after one the streak holds instead of cutting again.
  * A rise in concurrency says nothing: a back end with room shows no rise either, and taking that for a slower
@@ -56,7 +57,11 @@ import dev.servletqos.Settings;
  * says the back end is slower (the limit cannot move), with the same consequences. A reading taken while the
  * requests in service build up neither starts nor judges a streak. Between readings the limit holds: a low limit
  * grows once per pool, not once per period. A back end that got faster lowers the baseline;
- * one with more connections shows no rise as the limit grows.
+ * one with more connections shows no rise as the limit grows. A back end that recovers from a slower spell shows a
+ * reading more than {@value #FALL} standard errors below the slower baseline, and the baseline from before the
+ * spell comes back: its later readings are above the faster back end's knee (the limit found for the slower one is
+ * 1.3 times the connections, so twice the faster one's no-load time would not be seen again), and against the
+ * slower baseline they let the limit grow until the back end queued 2.3 times over.
  *
  * <p>Budgets: a class whose budget was the whole limit keeps the whole new limit (the default: every class may
  * use every permit, strict priority decides); other budgets stay as set, clamped to the limit by the engine.
@@ -96,6 +101,11 @@ final class CapacityLaw implements ControlLaw {
     static final double MOVED = 1.2;
     /** The most a cut after the first of a streak takes off the limit. */
     static final double LATER_CUT = 0.7;
+    /**
+     * Standard errors a reading's mean must stand below the baseline for the back end to have recovered from a
+     * slower spell; at this distance no reading of a back end that did not change comes near it.
+     */
+    static final double FALL = 2;
 
     private double limit = Double.NaN;
     private double smoothed = Double.NaN;
@@ -120,6 +130,11 @@ final class CapacityLaw implements ControlLaw {
     private Streak streak;
     /** The periods pooled so far for the next reading. */
     private Pool pool = Pool.EMPTY;
+    /**
+     * The baseline before the back end was found slower (NaN: none): when the service time later falls far below
+     * the slower baseline, the back end has recovered and this one comes back.
+     */
+    private double faster = Double.NaN;
     /** The last reading cut the limit to its floor. */
     private boolean cut;
     /** Per route: the service times of its first timed completions, the route's reference; and how many. */
@@ -172,6 +187,7 @@ final class CapacityLaw implements ControlLaw {
             lastService = Double.NaN;
             lastCount = 0;
             pool = Pool.EMPTY;
+            faster = Double.NaN;
             endStreak();
         }
         if (Double.isNaN(measure.service())) {
@@ -203,6 +219,18 @@ final class CapacityLaw implements ControlLaw {
         double upper = service * (1 + Z * error);
         if (!building) {
             lastCount = n;
+            if (faster < least() && service * (1 + FALL * error) < least()) {
+                // far below every reading since the back end was found slower: it has recovered, and the baseline
+                // from before comes back. Its readings now are those of a back end that queues (the limit found
+                // for the slower one is above the faster one's knee) and would never show the no-load time again:
+                // taken as the baseline, they let the limit grow to 2..3 times the connections. Were the back end
+                // only partly recovered, the cuts this starts find it slower again.
+                java.util.Arrays.fill(history, faster);
+                periods = Math.max(periods, 1);
+                faster = Double.NaN;
+                smoothed = Double.NaN;
+                endStreak();
+            }
             smoothed = Double.isNaN(smoothed) ? service : smoothed + 0.5 * (service - smoothed);
             history[periods++ % history.length] = smoothed * (1 + Z * dispersion / Math.sqrt(3 * n));
         } else {
@@ -210,10 +238,7 @@ final class CapacityLaw implements ControlLaw {
             smoothed = Double.NaN;
         }
         lastService = service;
-        double baseline = Double.POSITIVE_INFINITY;
-        for (int i = 0; i < Math.min(periods, history.length); i++) {
-            baseline = Math.min(baseline, history[i]);
-        }
+        double baseline = least();
         // no reading with enough completions yet: nothing says the back end queues
         double r = periods == 0 ? Double.NaN : service / baseline;
         if (!(r > 1 + HIGH) && !building) {
@@ -234,16 +259,19 @@ final class CapacityLaw implements ControlLaw {
             // concurrency and a rise of service time too; the next reading, with nothing else changing, tells
             inelastic = elasticity < ELASTIC ? inelastic + 1 : 0;
             slower = inelastic >= INELASTIC_READINGS;
-            streak = streak.reading(upper);
+            streak = streak.reading(service, n);
         }
         // a limit held at its floor cannot move: a cut to the floor that did not bring the ratio down by a tenth
         // says the same
         slower |= cut && r > 1 + HIGH && r >= 0.9 * lastRatio;
         if (slower) {
-            // the back end is slower for every request, not queueing: the new baseline is the least of the streak's
-            // readings (at the least concurrency: the least queueing in it), each its mean plus a standard error,
-            // and the cuts made on the belief that the back end queued are undone
-            double slowerBaseline = streak == null || Double.isNaN(streak.least()) ? upper : streak.least();
+            // the back end is slower for every request, not queueing: the new baseline is the mean of the streak's
+            // readings after its first cut (below the concurrency it started at, so the least queueing in it), and
+            // the cuts made on the belief that the back end queued are undone
+            double slowerBaseline = streak == null || !(streak.count() > 0) ? upper : streak.mean();
+            if (Double.isNaN(faster)) {
+                faster = least(); // the fastest known: a back end slower by steps comes back to it at once
+            }
             java.util.Arrays.fill(history, slowerBaseline);
             smoothed = slowerBaseline;
             periods = Math.max(periods, 1);
@@ -268,7 +296,7 @@ final class CapacityLaw implements ControlLaw {
         if (significant > 1 + HIGH && evidence && inelastic == 0 && !slower) {
             boolean first = streak == null;
             if (first && !building) {
-                streak = new Streak(reading, service, limit, Double.NaN);
+                streak = new Streak(reading, service, limit, 0, 0, 0);
             }
             limit = Math.max(limit * (first ? 0.5 : LATER_CUT), limit * (1 + AIM) / r);
             cut = limit <= floor;
@@ -277,6 +305,15 @@ final class CapacityLaw implements ControlLaw {
         }
         limit = Math.max(floor, Math.min(ceiling, limit));
         return withLimit(current, (int) Math.round(limit));
+    }
+
+    /** The baseline: the least of the window's readings; infinite before the first. */
+    private double least() {
+        double least = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < Math.min(periods, history.length); i++) {
+            least = Math.min(least, history[i]);
+        }
+        return least;
     }
 
     /** The streak of cuts is over: the next cut starts a new one. */
@@ -356,12 +393,23 @@ final class CapacityLaw implements ControlLaw {
     }
 
     /**
-     * A streak of cuts: the reading before its first cut (requests in service, service time, the limit then) and
-     * the least, over the readings since, of the mean service time plus one standard error (NaN: none yet).
+     * A streak of cuts: the reading before its first cut (requests in service, service time, the limit then), how
+     * many readings were judged since, and of those after the first, the sum of their completions' service times
+     * and how many (0: none yet).
      */
-    private record Streak(double inService, double service, double limit, double least) {
-        Streak reading(double upper) {
-            return new Streak(inService, service, limit, Double.isNaN(least) ? upper : Math.min(least, upper));
+    private record Streak(double inService, double service, double limit, int judged, double took, double count) {
+        /**
+         * A reading judged against the streak's start. The first after the cut is left out of the mean: its
+         * completions include the requests that had queued inside the back end before the cut (at 4x in the
+         * simulator it read a slower back end 12 % slower still, and the limit then held 25 for 16 connections).
+         */
+        Streak reading(double service, double n) {
+            return judged == 0 ? new Streak(inService, this.service, limit, 1, took, count)
+                    : new Streak(inService, this.service, limit, judged + 1, took + service * n, count + n);
+        }
+
+        double mean() {
+            return took / count;
         }
     }
 

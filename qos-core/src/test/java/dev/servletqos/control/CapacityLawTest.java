@@ -106,4 +106,39 @@ class CapacityLawTest {
         assertTrue(limits.subList(0, 4).stream().anyMatch(l -> l >= before), "put back in four readings: " + trace);
         assertTrue(limits.get(limits.size() - 1) >= 16, "every connection used at the end: " + trace);
     }
+
+    /**
+     * A back end of 16 connections twice as slow for a while, then at its own speed again. Once it has recovered
+     * the law takes back the baseline from before the slow spell; before, it grew the limit against the slow
+     * baseline until the service time of a back end queueing 2.3 times over read as no queueing (the simulator's
+     * runs ended at 31 to 52 for 16 connections).
+     */
+    @Test
+    void aBackEndThatRecoversFromASlowSpellGetsItsOldBaselineBack() {
+        CapacityLaw law = new CapacityLaw();
+        Settings s = settings(16);
+        double[] noise = {1.02, 0.98, 1.01, 0.99};
+        int period = 0;
+        for (int i = 0; i < 25; i++, period++) {
+            s = law.next(period(s.maxExecuting(), 200, 0, Math.max(1, s.maxExecuting() / 16.0) * noise[period % 4],
+                    s.maxExecuting(), false), s);
+        }
+        s = law.next(period(s.maxExecuting(), 200, 0, 3.3, s.maxExecuting(), false), s);
+        for (int i = 0; i < 15; i++, period++) {
+            s = law.next(period(s.maxExecuting(), 100, 0, 2 * Math.max(1, s.maxExecuting() / 16.0)
+                    * noise[period % 4], s.maxExecuting(), false), s);
+        }
+        int slow = s.maxExecuting();
+        List<Integer> limits = new ArrayList<>();
+        for (int i = 0; i < 20; i++, period++) {
+            s = law.next(period(s.maxExecuting(), 200, 0, Math.max(1, s.maxExecuting() / 16.0) * noise[period % 4],
+                    s.maxExecuting(), false), s);
+            limits.add(s.maxExecuting());
+        }
+        String trace = "limit " + slow + " at the end of the slow spell, then " + limits;
+        assertTrue(slow >= 16 && slow <= 24, "every connection used in the slow spell: " + trace);
+        assertTrue(limits.stream().allMatch(l -> l <= 32), "never above twice the connections: " + trace);
+        int last = limits.get(limits.size() - 1);
+        assertTrue(last >= 16 && last <= 24, "at the connections again: " + trace);
+    }
 }
