@@ -14,14 +14,21 @@ import java.util.List;
  * {@code A_k / s_k} requests a second, which at {@code R_k} requests per session is {@code A_k / (s_k R_k)}
  * sessions a second. {@code R_k} is measured: the requests of admitted sessions over the sessions admitted,
  * both summed over the last periods with a forgetting factor of {@value #FORGET} per period (a session's
- * requests come after its admission, so the ratio of long sums is the one that holds).
+ * requests come after its admission, so the ratio of long sums is the one that holds), except in periods in which
+ * every new session was refused (the requests then belong to sessions admitted before, and would raise R by as
+ * much as the class is held back).
  *
  * <p>Feedback: the admitted rate is {@code u_k A_k / (s_k R_k)}, and the factor {@code u_k} is moved each period
  * by the class's delay, {@code u_k <- u_k exp(g e)} with {@code e = (W_k - d_k) / W_k} clamped to
  * {@code [-1, 1/2]}, {@code d_k} the 95th percentile of the class's queue delay and {@code W_k} its target, gain
- * {@code g = }{@value #GAIN}. A class late by its target or more loses about a fifth of its rate per period; a class
- * under its target gets its factor back only while the limit was reached (sessions were refused: the rule of
- * paper 002, so that an unused limit does not wind up), up to {@value #U_MAX} times what the feed-forward
+ * {@code g = }{@value #GAIN}, but only in a period in which the rate was what limited the class: it admitted at
+ * least {@value #BINDING} of its rate (paper 002's rule for raising a rate, here for both directions, so that a
+ * limit that is not in use does not wind up). While the queue guard refuses every new session, the delay comes
+ * from the queue already there (a slower back end, a cut of the capacity law), not from the rate; a factor driven
+ * down by it then left the server idle for a visit once that queue had drained (in the simulator at 10x with the
+ * back end twice as slow: half the permits idle for three periods, twice a minute). A class late by its target or
+ * more loses about a fifth of its rate per period; a class under its target gets its factor back only while
+ * sessions were refused, up to {@value #U_MAX} times what the feed-forward
  * says, which leaves room for the random bursts of a load at capacity. The factor starts at 1, the feed-forward
  * itself: started at its highest, a step from capacity to four times it let a class in at 1.5 times the rate the
  * server completes for as long as its own delay took to cross its target, seconds of work queued behind the
@@ -61,6 +68,11 @@ final class AdmissionLaw implements ObservableLaw {
      * refused too (the idle permits are that class's to fill).
      */
     static final double IDLE = 0.8;
+    /**
+     * The factor moves only in a period in which the class admitted at least this share of its rate (or had no
+     * rate yet): then the rate is what limits it (paper 002 raises a rate only when its hits reached 90 % of it).
+     */
+    static final double BINDING = 0.9;
     private String[] names;
     private double[] factor;
     private double[] requests;
@@ -94,8 +106,13 @@ final class AdmissionLaw implements ObservableLaw {
             double available = Math.max(0, current.maxExecuting() - above);
             double delay = Double.NaN;
             if (c != null) {
-                requests[k] = requests[k] * (1 - FORGET) + Math.max(0, c.arrivals() - c.sessionsRefused()) * period;
-                sessions[k] = sessions[k] * (1 - FORGET) + c.sessions() * period;
+                if (c.sessions() > 0 || c.sessionsRefused() <= 0) {
+                    // not while every new session is refused: the requests then are those of sessions admitted
+                    // before, and counted against no new session they raised R by a tenth in three periods
+                    requests[k] = requests[k] * (1 - FORGET)
+                            + Math.max(0, c.arrivals() - c.sessionsRefused()) * period;
+                    sessions[k] = sessions[k] * (1 - FORGET) + c.sessions() * period;
+                }
                 if (Double.isFinite(c.meanService()) && c.meanService() > 0) {
                     service[k] = c.meanService();
                 }
@@ -105,7 +122,11 @@ final class AdmissionLaw implements ObservableLaw {
                 }
                 if (!Double.isNaN(delay)) {
                     double e = Math.max(-1, Math.min(0.5, (target - delay) / target));
-                    if (e < 0 || c.sessionsRefused() > 0) {
+                    // the factor integrates only while the rate is what limits the class: while the queue guard
+                    // refuses every new session (the queue the capacity law's cut or a slower back end left), a
+                    // factor driven down by that queue's delay starved the server for a visit once it drained
+                    boolean binding = !(cs.sessionRate() > 0) || c.sessions() >= BINDING * cs.sessionRate();
+                    if (binding && (e < 0 || c.sessionsRefused() > 0)) {
                         factor[k] = Math.max(U_MIN, Math.min(U_MAX, factor[k] * Math.exp(GAIN * e)));
                     }
                     if (idle && c.sessionsRefused() > 0 && !aboveRefused) {

@@ -56,6 +56,25 @@ class AdmissionLawTest {
         assertEquals((LIMIT - 6 * SERVICE * REQUESTS) / (SERVICE * REQUESTS), rate(1), 0.05, "basic");
     }
 
+    /**
+     * Premium's queue guard refuses every new session for three periods while the queue a slower back end left
+     * drains (its delay four times the target): the rate did not limit premium, so its factor stays where it was.
+     * Before, the factor fell by a fifth a period on that delay, and once the queue had drained the few sessions
+     * it admitted left the server idle for a visit.
+     */
+    @Test
+    void aDelayWhileTheQueueGuardRefusesEveryoneDoesNotLowerTheRate() {
+        for (int i = 0; i < 10; i++) {
+            next(period("premium", 30, 5), period("basic", 0, 10));
+        }
+        double before = rate(0);
+        for (int i = 0; i < 3; i++) {
+            next(new ClassSample("premium", 10, 30 * REQUESTS + 40, 30 * REQUESTS, 30 * REQUESTS, 0, 1.0, waits(1.0),
+                    SERVICE, 0, LIMIT, 1, 200, LIMIT, 0, 40), period("basic", 0, 10));
+        }
+        assertTrue(rate(0) >= 0.9 * before, "premium's rate from " + before + " to " + rate(0));
+    }
+
     /** Ten periods of premium admitting 4 sessions a second and basic 10, neither refusing: R and s measured. */
     private void warmUp() {
         for (int i = 0; i < 10; i++) {

@@ -93,7 +93,7 @@ class SelfTuningTest {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "premium %.1f %% of sessions (%.2f %% of admitted), basic %.1f %%, "
-                    + "premium p95 %.0f ms, %.1f sessions/s (%.2f of capacity), later refusals %d, failed %d (queue full %d, expired %d), refused premium %.1f %% basic %.1f %%",
+                    + "premium p95 %.0f ms, %.1f sessions/s (%.2f of the full capacity), later refusals %d, failed %d (queue full %d, expired %d), refused premium %.1f %% basic %.1f %%",
                     100 * premiumCompleted, 100 * premiumAdmittedCompleted, 100 * basicCompleted,
                     1000 * premiumP95, sessionsPerSecond, sessionsPerSecond / CAPACITY, laterRefusals, failed,
                     queueFull, expired, 100 * premiumRefused, 100 * basicRefused);
@@ -175,32 +175,62 @@ class SelfTuningTest {
         }
     }
 
+    /**
+     * Half the capacity again, but by slowness: every request of the back end takes twice as long from 60 s to
+     * 120 s. The right limit is still the number of connections, in the slow spell and after it, at 4x and at 10x,
+     * with seeds 1 to 6. Before the admission law's factor stopped integrating while the queue guard refused
+     * everyone, 10x gave 0.91 of the slowed capacity with seed 1; before the capacity law took back the baseline
+     * from before the spell, the limit ended at 31 to 52 for 16 connections once the back end had recovered.
+     */
     @Test
     void whenEveryRequestOfTheBackEndTakesTwiceAsLongTheLimitStays() {
-        // half the capacity again, but by slowness: the right limit is still the number of connections
         ServerModel server = backEnd().slowdown(Duration.ofSeconds(60), Duration.ofSeconds(120), 2);
-        SimResult r = Simulation.run(minimalPolicy(), workload(4, Duration.ofSeconds(180), server), 1);
-        double[] limit = r.series("premium").values(Metric.BUDGET);
-        System.out.println("4x slowed: " + limits(r));
-        System.out.println("4x, back end twice as slow: " + loop(r, 60, 120, CONNECTIONS));
-        follows(limit, 70, 120, CONNECTIONS);
-        holds(r, "4x, slowed", 70, 120, CAPACITY / 2, 0.95);
-        throughput(r, "4x, slowing", 60, 120, CAPACITY / 2, 0.9);
-        throughput(r, "4x, recovering", 120, 180, CAPACITY, 0.9);
+        for (double overload : new double[] {4, 10}) {
+            for (long seed = 1; seed <= 6; seed++) {
+                SimResult r = Simulation.run(minimalPolicy(), workload(overload, Duration.ofSeconds(180), server),
+                        seed);
+                String what = "seed " + seed + ", " + overload + "x";
+                double[] limit = r.series("premium").values(Metric.BUDGET);
+                if (seed == 1) {
+                    System.out.println(what + " slowed: " + limits(r));
+                    System.out.println(what + ", back end twice as slow: " + loop(r, 60, 120, CONNECTIONS));
+                    System.out.println(what + ", back end at its speed again: " + loop(r, 120, 180, CONNECTIONS));
+                }
+                if (seed == 1) {
+                    follows(limit, 70, 120, CONNECTIONS);
+                    follows(limit, 130, 180, CONNECTIONS);
+                } else {
+                    // the median of the other seeds moves with the noise of the slower baseline's few readings:
+                    // 19..26 for 16 connections in the slow spell, 19..24 after it (the law holds between 1.15 and
+                    // 1.5 times the baseline)
+                    within(limit, 70, 120, CONNECTIONS);
+                    within(limit, 130, 180, CONNECTIONS);
+                }
+                holds(r, what + ", slowed", 70, 120, CAPACITY / 2, 0.95);
+                holds(r, what + ", recovered", 130, 180, CAPACITY, 0.95);
+                throughput(r, what + ", slowing", 60, 120, CAPACITY / 2, 0.9);
+                throughput(r, what + ", recovering", 120, 180, CAPACITY, 0.9);
+            }
+        }
     }
 
     /** Completed sessions per second over {@code from..to} are at least {@code share} of {@code capacity}. */
     static void throughput(SimResult r, String what, double from, double to, double capacity, double share) {
         Figures f = Figures.of(r, from, to);
-        String m = what + ": " + f + String.format(Locale.ROOT, " (capacity here %.1f)", capacity);
+        String m = describe(what, f, capacity);
         System.out.println(m);
         assertTrue(f.sessionsPerSecond() >= share * capacity, m);
+    }
+
+    static String describe(String what, Figures f, double capacity) {
+        return what + ": " + f + String.format(Locale.ROOT, " (%.2f of the capacity here, %.1f)",
+                f.sessionsPerSecond() / capacity, capacity);
     }
 
     /** Case 2's figures over {@code from..to}, against {@code capacity} sessions/s. */
     static void holds(SimResult r, String what, double from, double to, double capacity, double share) {
         Figures f = Figures.of(r, from, to);
-        String m = what + ": " + f + String.format(Locale.ROOT, " (capacity here %.1f)", capacity);
+        String m = describe(what, f, capacity);
         System.out.println(m);
         assertTrue(f.premiumAdmittedCompleted() >= 0.995, m);
         assertTrue(f.premiumP95() <= 3 * 0.250, m);
@@ -240,15 +270,21 @@ class SelfTuningTest {
      * period below three quarters or above twice as many.
      */
     static void follows(double[] limit, int from, int to, int connections) {
+        double[] v = within(limit, from, to, connections);
+        java.util.Arrays.sort(v);
+        double median = v[v.length / 2];
+        assertTrue(median >= connections && median <= 1.5 * connections, "periods " + from + ".." + to
+                + ": median limit " + median + " for " + connections + " connections");
+    }
+
+    /** No period of {@code from..to} has a limit below three quarters or above twice {@code connections}. */
+    static double[] within(double[] limit, int from, int to, int connections) {
         double[] v = java.util.Arrays.copyOfRange(limit, from, Math.min(to, limit.length));
         for (int i = 0; i < v.length; i++) {
             assertTrue(v[i] >= 0.75 * connections && v[i] <= 2 * connections, "period " + (from + i) + ": limit "
                     + v[i] + " for " + connections + " connections");
         }
-        java.util.Arrays.sort(v);
-        double median = v[v.length / 2];
-        assertTrue(median >= connections && median <= 1.5 * connections, "periods " + from + ".." + to
-                + ": median limit " + median + " for " + connections + " connections");
+        return v;
     }
 
     static String limits(SimResult r) {
