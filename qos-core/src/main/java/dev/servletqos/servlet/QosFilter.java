@@ -160,7 +160,8 @@ public class QosFilter implements Filter {
             return;
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.serve(ticket, request, response, () -> request.setAttribute(TICKET_ATTRIBUTE, ticket),
+        ServletTickets.serve(ticket, request, response,
+                () -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, ticket),
                 () -> chain.doFilter(request, response), () -> ServletTickets.contentLength(response));
     }
 

@@ -5,6 +5,7 @@ import dev.servletqos.Ticket;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -59,33 +60,59 @@ public final class ServletTickets {
      * Carries a freshly entered ticket through, the same way for every servlet-level adapter: labels the
      * request, then parks it (it waits holding no thread), refuses it, or runs the application with the
      * permit held and releases the permit when the application is done. A ticket that cannot be parked is
-     * refused, or run if it was granted a permit meanwhile.
+     * refused, or run if it was granted a permit meanwhile. Whatever throws before the request is parked or the
+     * application runs (an attribute listener of the application, the adapter's mark) gives the permit or the
+     * place in the queue back at once ({@link Ticket#decline()}) and is thrown on to the container.
      *
      * @param mark marks the request as holding its ticket, so that the second pass of a resumed request (an
      *             ASYNC dispatch through the adapter again) goes straight to the application; called before
-     *             the request is suspended or run
+     *             the request is suspended or run. It may throw, see {@link #setAttribute}
      * @param app  runs the application
      * @param bytes tells the response's size when the request is done
      */
     public static void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, Runnable mark,
                              Application app, LongSupplier bytes) throws IOException, ServletException {
-        label(ticket, request, response);
-        if (ticket.state() == Ticket.State.PARKED) {
-            mark.run();
-            if (park(ticket, request, bytes)) {
+        try {
+            label(ticket, request, response);
+            if (ticket.state() == Ticket.State.PARKED) {
+                mark.run();
+                if (park(ticket, request, bytes)) {
+                    return; // the container and the ticket's listener own the request now
+                }
+                // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
+            }
+            if (ticket.state() != Ticket.State.RUNNING) {
+                reject(ticket, request, response);
                 return;
             }
-            // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
+            mark.run();
+        } catch (Throwable x) {
+            // Until the application runs or the request waits, nobody else would release the ticket; a no-op
+            // on a ticket that has ended already.
+            ticket.decline();
+            throw x;
         }
-        if (ticket.state() != Ticket.State.RUNNING) {
-            reject(ticket, request, response);
-            return;
-        }
-        mark.run();
         try {
             app.run();
         } finally {
             releaseWhenDone(ticket, request, bytes);
+        }
+    }
+
+    /**
+     * Sets a request attribute, and throws when an attribute listener of the application failed, also where the
+     * container catches the listener's exception itself (Tomcat keeps it in the request's
+     * {@link RequestDispatcher#ERROR_EXCEPTION} attribute and goes on; a request suspended that way is then
+     * dropped without an answer).
+     *
+     * @throws IllegalStateException carrying the listener's exception
+     */
+    public static void setAttribute(HttpServletRequest request, String name, Object value) {
+        Object failedBefore = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+        request.setAttribute(name, value);
+        Object failed = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+        if (failed != failedBefore && failed instanceof Throwable t) {
+            throw new IllegalStateException("servlet-qos: setting the request attribute " + name + " failed", t);
         }
     }
 
@@ -99,7 +126,7 @@ public final class ServletTickets {
         if (cookie != null) {
             response.addHeader("Set-Cookie", cookie);
         }
-        request.setAttribute(Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
+        setAttribute(request, Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
     }
 
     /** Answers the ticket's {@link Ticket#rejection() rejection} (a refused or expired request). */

@@ -51,7 +51,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       for running requests (a Jetty pool also needs room for its acceptors and selectors on top);</li>
  *   <li>put the adapter in front of the {@link TestApp} (its contract is in that class's Javadoc; servlet
  *       containers mount {@link TestServlets}), so that every request to the application goes through the
- *       adapter and the adapter sets the request attribute {@link TestApp#CLASS_ATTRIBUTE};</li>
+ *       adapter and the adapter sets the request attribute {@link TestApp#CLASS_ATTRIBUTE}; with the
+ *       {@link TestApp attribute trap} armed;</li>
  *   <li>return a {@link QosServer} that reads the adapter's engine, the container's busy request threads and the
  *       application's started order. The suite closes it after each test.</li>
  * </ol>
@@ -342,6 +343,31 @@ public abstract class AdapterBehaviourSuite {
         HttpResponse<String> echoed = post.get();
         assertEquals(200, echoed.statusCode());
         assertEquals(body, echoed.body(), "the parked request's body, read by the application after it resumed");
+    }
+
+    /**
+     * Something in front of the application throws before it runs (here a request attribute listener, armed by
+     * {@link TestApp#TRAP_HEADER} for the attribute with the service class): whether the request held a permit
+     * or waited for one, the container answers 500 and the permit or the place in the queue is given back at
+     * once, not at the maximum wait (30 s, beyond the 20 s of {@link #awaitIdle}) and not never.
+     */
+    @Test
+    protected void aFailureBeforeTheApplicationRunsGivesThePermitBack() throws Exception {
+        start("max-executing = 1\nclass.basic.max-wait = 30s\n");
+        HttpResponse<String> ranAtOnce = client.send(request("/work")
+                .header(TestApp.TRAP_HEADER, TestApp.CLASS_ATTRIBUTE).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(500, ranAtOnce.statusCode(), "the container answers the failure");
+        awaitIdle();
+
+        CompletableFuture<HttpResponse<String>> blocker = send(request("/work?ms=500").build());
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        CompletableFuture<HttpResponse<String>> hadToWait = send(request("/work")
+                .header(TestApp.TRAP_HEADER, TestApp.CLASS_ATTRIBUTE).build());
+        assertEquals(500, hadToWait.get().statusCode(), "the container answers the failure");
+        assertEquals(200, blocker.get().statusCode());
+        awaitIdle();
+        assertEquals(0, server.snapshot().get("basic").expired(), "nothing waited out its maximum wait");
+        assertEquals("ok basic", client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).body());
     }
 
     // ---- helpers for the scenarios and for subclasses' own tests

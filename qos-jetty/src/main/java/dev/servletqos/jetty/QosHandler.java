@@ -496,13 +496,20 @@ public class QosHandler extends Handler.Wrapper {
             return next.handle(request, response, callback);
         }
         Ticket ticket = e.enter(new JettyRequestView(request));
-        request.setAttribute(CLASS_ATTRIBUTE, ticket.serviceClass());
+        try {
+            request.setAttribute(CLASS_ATTRIBUTE, ticket.serviceClass());
+            if (ticket.state() != Ticket.State.REJECTED) {
+                addCookie(ticket, response);
+            }
+        } catch (Throwable x) {
+            // Jetty answers the exception; nobody else would give the permit or the place in the queue back.
+            ticket.decline();
+            throw x;
+        }
         switch (ticket.state()) {
             case RUNNING:
-                addCookie(ticket, response);
                 return runNow(ticket, next, request, response, callback);
             case PARKED:
-                addCookie(ticket, response);
                 park(e, ticket, next, request, response, callback);
                 return true;
             default:
@@ -526,7 +533,7 @@ public class QosHandler extends Handler.Wrapper {
             Request.addCompletionListener(request,
                     failure -> ticket.complete(Response.getContentBytesWritten(response)));
         } catch (Throwable x) {
-            ticket.complete();
+            ticket.decline();
             throw x;
         }
         boolean handled = next.handle(request, response, callback);
@@ -550,7 +557,7 @@ public class QosHandler extends Handler.Wrapper {
         } catch (Throwable x) {
             // Jetty answers the exception; the ticket must not stay in the queue (or keep a granted permit).
             parked.remove(p);
-            ticket.complete();
+            ticket.decline();
             throw x;
         }
         ticket.await(p);

@@ -75,6 +75,7 @@ final class EmbeddedJetty implements QosServer {
             holder.setAsyncSupported(true);
             context.addServlet(holder, s.getKey());
         }
+        context.addEventListener(new TestServlets.AttributeTrap());
         QosFilter filter = new QosFilter();
         FilterHolder holder = new FilterHolder(filter);
         holder.setAsyncSupported(true);
@@ -92,11 +93,14 @@ final class EmbeddedJetty implements QosServer {
         return file;
     }
 
-    /** An unstarted server with the given handler wrapped around the test application. */
+    /**
+     * An unstarted server with the given handler wrapped around the test application, and the
+     * {@link TestApp attribute trap} in front of it.
+     */
     EmbeddedJetty(QosHandler qos, int maxThreads) {
         this(maxThreads);
         qos.setHandler(app);
-        server.setHandler(qos);
+        server.setHandler(new AttributeTrap(qos));
     }
 
     /**
@@ -191,6 +195,31 @@ final class EmbeddedJetty implements QosServer {
             server.stop();
         } finally {
             testApp.close();
+        }
+    }
+
+    /** The {@link TestApp attribute trap} for core handlers: wraps the request in front of the adapter. */
+    private static final class AttributeTrap extends Handler.Wrapper {
+
+        AttributeTrap(Handler handler) {
+            super(handler);
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            String trapped = request.getHeaders().get(TestApp.TRAP_HEADER);
+            if (trapped == null) {
+                return super.handle(request, response, callback);
+            }
+            return super.handle(new Request.Wrapper(request) {
+                @Override
+                public Object setAttribute(String name, Object value) {
+                    if (name.equals(trapped)) {
+                        throw new IllegalStateException("setting " + name + " failed (on purpose)");
+                    }
+                    return super.setAttribute(name, value);
+                }
+            }, response, callback);
         }
     }
 

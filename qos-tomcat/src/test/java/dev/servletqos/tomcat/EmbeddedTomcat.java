@@ -58,6 +58,7 @@ final class EmbeddedTomcat implements QosServer {
             Tomcat.addServlet(context, name, e.getValue()).setAsyncSupported(true);
             context.addServletMappingDecoded(e.getKey(), name);
         }
+        context.addApplicationListener(TestServlets.AttributeTrap.class.getName());
         install.accept(context);
         try {
             tomcat.start();
