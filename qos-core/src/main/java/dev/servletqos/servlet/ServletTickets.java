@@ -11,6 +11,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
@@ -163,15 +165,18 @@ public final class ServletTickets {
      * and the permit is released when the resumed request completes. When the engine expires it, the rejection
      * is written and the request completed. A client error while it waits cancels the ticket.
      *
-     * <p>A protocol upgrade (a WebSocket handshake) is never parked: resumed, it would arrive as an ASYNC
-     * dispatch, which the container's upgrade filter does not see.
+     * <p>A WebSocket handshake is never parked: resumed, it would arrive as an ASYNC dispatch, which the
+     * container's WebSocket filter does not see. Any other request is parked, also one that asks for another
+     * upgrade: an {@code Upgrade: h2c} (which the JDK's {@code HttpClient} sends on every cleartext request by
+     * default) is either performed by the connector before any adapter sees the request, or ignored.
      *
-     * @return true if the request now waits; false if it cannot be suspended (an upgrade, or something in
-     *         front of the adapter does not support async). The ticket is then CANCELLED (the caller answers
-     *         {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs the request)
+     * @return true if the request now waits; false if it cannot be suspended (a WebSocket handshake, or
+     *         something in front of the adapter does not support async). The ticket is then CANCELLED (the
+     *         caller answers {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs
+     *         the request)
      */
     static boolean park(Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
-        if (request.getHeader("Upgrade") != null) {
+        if (isWebSocketHandshake(request)) {
             ticket.cancel();
             return false;
         }
@@ -193,6 +198,32 @@ public final class ServletTickets {
         async.addListener(parked);
         ticket.await(parked);
         return true;
+    }
+
+    /**
+     * Whether the request asks to become a WebSocket over HTTP/1.1: an {@code Upgrade} header naming
+     * {@code websocket} (case-insensitive, in a list, with or without a version). Over HTTP/2 the header means
+     * nothing (RFC 9113); there a WebSocket is an extended {@code CONNECT} (RFC 8441), not recognised here.
+     */
+    static boolean isWebSocketHandshake(HttpServletRequest request) {
+        String protocol = request.getProtocol();
+        if (protocol == null || !protocol.startsWith("HTTP/1.")) {
+            return false;
+        }
+        Enumeration<String> values = request.getHeaders("Upgrade");
+        if (values == null) {
+            return false;
+        }
+        for (String value : Collections.list(values)) {
+            for (String token : value.split(",")) {
+                String name = token.trim();
+                int slash = name.indexOf('/');
+                if ((slash < 0 ? name : name.substring(0, slash)).trim().equalsIgnoreCase("websocket")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

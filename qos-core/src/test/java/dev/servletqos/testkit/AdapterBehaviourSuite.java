@@ -370,6 +370,29 @@ public abstract class AdapterBehaviourSuite {
         assertEquals("ok basic", client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).body());
     }
 
+    /**
+     * The JDK's own client with its defaults (HTTP/2 preferred) asks every cleartext HTTP/1.1 request to be
+     * upgraded ({@code Upgrade: h2c}); a container without h2c ignores that, one with it upgrades before the
+     * adapter sees the request. Either way the request is an ordinary one that waits for its permit like any
+     * other, it is not refused as if it were a WebSocket handshake.
+     */
+    @Test
+    protected void theJdkClientsDefaultRequestsWaitLikeAnyOther() throws Exception {
+        start("max-executing = 1\n");
+        CompletableFuture<HttpResponse<String>> blocker = send(request("/work?ms=1000").build());
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        HttpClient defaults = HttpClient.newHttpClient();
+        CompletableFuture<HttpResponse<String>> java = defaults.sendAsync(request("/work").build(),
+                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = java.get();
+        assertEquals(200, r.statusCode(), r.headers().map() + " " + r.body());
+        assertEquals("ok basic", r.body());
+        assertEquals(200, blocker.get().statusCode());
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(0, basic.cancelled() + basic.rejected() + basic.expired(), basic.toString());
+        assertTrue(basic.waitNanos() > 0, "the JDK's request waited for the blocker's permit: " + basic);
+    }
+
     // ---- helpers for the scenarios and for subclasses' own tests
 
     /** A request to this server, with a generous timeout (scenarios bound their waits themselves). */
