@@ -83,6 +83,7 @@ public class QosFilter implements Filter {
     private static final System.Logger log = System.getLogger(QosFilter.class.getName());
 
     private volatile QosEngine engine;
+    private volatile ServletTickets.Waiting waiting;
     private ServletContext servletContext;
     private ScheduledExecutorService sweeper;
     private volatile Thread sweeperThread;
@@ -110,16 +111,25 @@ public class QosFilter implements Filter {
             return t;
         });
         e.start(Periodic.on(sweeper));
+        waiting = new ServletTickets.Waiting();
         engine = e;
         servletContext.log("servlet-qos: " + policy.classes().size() + " classes, " + policy.scheduling().key()
                 + ", max-executing " + policy.maxExecuting() + " (policy " + config.getInitParameter("policy")
                 + ")");
     }
 
+    /**
+     * Withdraws the engine (later requests pass straight through), answers every waiting request 503 with
+     * {@code Retry-After} at once, stops the engine and its expiry thread.
+     */
     @Override
     public void destroy() {
         QosEngine e = engine;
         engine = null;
+        ServletTickets.Waiting w = waiting;
+        if (w != null) {
+            w.close();
+        }
         if (e != null) {
             e.stop();
         }
@@ -160,7 +170,7 @@ public class QosFilter implements Filter {
             return;
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.serve(ticket, request, response,
+        ServletTickets.serve(waiting, ticket, request, response,
                 () -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, ticket),
                 () -> chain.doFilter(request, response), () -> ServletTickets.contentLength(response));
     }

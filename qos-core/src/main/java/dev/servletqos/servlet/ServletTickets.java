@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
@@ -22,9 +24,9 @@ import java.util.function.LongSupplier;
  * thread and resume it with {@link AsyncContext#dispatch()}, and release the permit when the response is done,
  * also when the application went asynchronous.
  *
- * <p>The adapter keeps one thing to itself: marking the request so that the second pass of a resumed request
+ * <p>The adapter keeps two things to itself: marking the request so that the second pass of a resumed request
  * (an {@code ASYNC} dispatch, which runs the valve pipeline and the filter chain again) goes straight to the
- * application. Stateless; safe from any thread.
+ * application, and one {@link Waiting} per start, closed when it stops. Safe from any thread.
  */
 public final class ServletTickets {
 
@@ -66,19 +68,20 @@ public final class ServletTickets {
      * application runs (an attribute listener of the application, the adapter's mark) gives the permit or the
      * place in the queue back at once ({@link Ticket#decline()}) and is thrown on to the container.
      *
+     * @param waiting the adapter's waiting requests, answered when it stops
      * @param mark marks the request as holding its ticket, so that the second pass of a resumed request (an
      *             ASYNC dispatch through the adapter again) goes straight to the application; called before
      *             the request is suspended or run. It may throw, see {@link #setAttribute}
      * @param app  runs the application
      * @param bytes tells the response's size when the request is done
      */
-    public static void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, Runnable mark,
-                             Application app, LongSupplier bytes) throws IOException, ServletException {
+    public static void serve(Waiting waiting, Ticket ticket, HttpServletRequest request, HttpServletResponse response,
+                             Runnable mark, Application app, LongSupplier bytes) throws IOException, ServletException {
         try {
             label(ticket, request, response);
             if (ticket.state() == Ticket.State.PARKED) {
                 mark.run();
-                if (park(ticket, request, bytes)) {
+                if (park(waiting, ticket, request, bytes)) {
                     return; // the container and the ticket's listener own the request now
                 }
                 // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
@@ -163,7 +166,8 @@ public final class ServletTickets {
      * normally expires the ticket first), a listener, then {@link Ticket#await}. When the engine grants a
      * permit, the request is resumed with {@link AsyncContext#dispatch()} (on a container thread, never inline),
      * and the permit is released when the resumed request completes. When the engine expires it, the rejection
-     * is written and the request completed. A client error while it waits cancels the ticket.
+     * is written and the request completed. A client error while it waits cancels the ticket. When the adapter
+     * stops ({@link Waiting#close()}), it is answered 503.
      *
      * <p>A WebSocket handshake is never parked: resumed, it would arrive as an ASYNC dispatch, which the
      * container's WebSocket filter does not see. Any other request is parked, also one that asks for another
@@ -175,7 +179,7 @@ public final class ServletTickets {
      *         caller answers {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs
      *         the request)
      */
-    static boolean park(Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
+    static boolean park(Waiting waiting, Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
         if (isWebSocketHandshake(request)) {
             ticket.cancel();
             return false;
@@ -193,10 +197,16 @@ public final class ServletTickets {
             return false;
         }
         async.setTimeout(ticket.maxWaitNanos() / 1_000_000 + CONTAINER_TIMEOUT_MARGIN_MILLIS);
-        ParkedRequest parked = new ParkedRequest(ticket, async, request.getHeader("Accept"), request.getMethod(),
-                bytes);
+        ParkedRequest parked = new ParkedRequest(waiting, ticket, async, request.getHeader("Accept"),
+                request.getMethod(), bytes);
         async.addListener(parked);
+        waiting.requests.add(parked);
         ticket.await(parked);
+        if (waiting.closed) {
+            // The adapter began to stop after this request entered: its loop over the waiting requests may have
+            // run before this one was added.
+            parked.abandon();
+        }
         return true;
     }
 
@@ -227,11 +237,34 @@ public final class ServletTickets {
     }
 
     /**
-     * A waiting request: resumed by the engine's grant, answered on expiry, released on completion. Whoever
-     * comes first of the grant, the engine's expiry and the container's timeout takes the request; the others
-     * leave it alone.
+     * The requests one servlet-level adapter has suspended and that are still waiting, so that a stop can answer
+     * them (503 with {@code Retry-After}) instead of leaving them to the container's timeout after their maximum
+     * wait. An adapter makes one when it starts and closes it when it stops. Thread-safe.
+     */
+    public static final class Waiting {
+        private final Set<ParkedRequest> requests = ConcurrentHashMap.newKeySet();
+        private volatile boolean closed;
+
+        /**
+         * Nothing will resume the waiting requests any more: each is answered 503 with {@code Retry-After} on a
+         * container thread, and so is one that parks after this or is granted a permit meanwhile (its permit is
+         * released as declined). Returns at once, without waiting for the answers to be written.
+         */
+        public void close() {
+            closed = true;
+            for (ParkedRequest p : requests) {
+                p.abandon();
+            }
+        }
+    }
+
+    /**
+     * A waiting request: resumed by the engine's grant, answered on expiry or when the adapter stops, released on
+     * completion. Whoever comes first of the grant, the engine's expiry, the stop and the container's timeout takes
+     * the request; the others leave it alone.
      */
     private static final class ParkedRequest implements AsyncListener, Ticket.Listener {
+        private final Waiting waiting;
         private final Ticket ticket;
         private final AsyncContext async;
         private final String accept;
@@ -241,7 +274,9 @@ public final class ServletTickets {
         /** Granted, but answered 503 instead of being run: the permit is released as declined, not served. */
         private volatile boolean declined;
 
-        ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method, LongSupplier bytes) {
+        ParkedRequest(Waiting waiting, Ticket ticket, AsyncContext async, String accept, String method,
+                      LongSupplier bytes) {
+            this.waiting = waiting;
             this.ticket = ticket;
             this.async = async;
             this.accept = accept;
@@ -251,8 +286,15 @@ public final class ServletTickets {
 
         @Override
         public void granted(Ticket t) {
+            waiting.requests.remove(this);
             if (!taken.compareAndSet(false, true)) {
                 return; // the container timed the request out first; onComplete releases the permit
+            }
+            if (waiting.closed) {
+                // the adapter stops: its application may be stopping too
+                declined = true;
+                answerOnContainerThread(ticket.busyRejection());
+                return;
             }
             try {
                 // dispatch() hands the request to a container thread; it never runs the application inline.
@@ -265,8 +307,29 @@ public final class ServletTickets {
 
         @Override
         public void expired(Ticket t) {
+            waiting.requests.remove(this);
             if (taken.compareAndSet(false, true)) {
                 answer(ticket.rejection());
+            }
+        }
+
+        /** The adapter stops: nothing will grant a permit any more. */
+        void abandon() {
+            if (ticket.cancel()) {
+                waiting.requests.remove(this);
+                if (taken.compareAndSet(false, true)) {
+                    answerOnContainerThread(ticket.rejection());
+                }
+            }
+        }
+
+        /** Answers on a thread of the container, not on the caller's (another request's, or a stopping one). */
+        private void answerOnContainerThread(Rejection rejection) {
+            try {
+                async.start(() -> answer(rejection));
+            } catch (RuntimeException ex) {
+                // the container cannot run it (the request ended, the pool stops): answer here, or complete
+                answer(rejection);
             }
         }
 
@@ -274,7 +337,7 @@ public final class ServletTickets {
             try {
                 Responses.writeRejection((HttpServletResponse) async.getResponse(), rejection, accept, method);
             } catch (IOException | RuntimeException ex) {
-                log.log(Level.DEBUG, "servlet-qos: could not write the 503 of a request that waited too long", ex);
+                log.log(Level.DEBUG, "servlet-qos: could not write the 503 of a request that waited", ex);
             } finally {
                 try {
                     async.complete();
@@ -286,6 +349,7 @@ public final class ServletTickets {
 
         @Override
         public void onTimeout(AsyncEvent event) {
+            waiting.requests.remove(this);
             // Normally the engine expires the ticket seconds before this backstop fires. If a permit was just
             // granted but the resume has not happened, the container gives up anyway: answer 503 here and let
             // onComplete release the permit.
@@ -299,11 +363,13 @@ public final class ServletTickets {
 
         @Override
         public void onError(AsyncEvent event) {
+            waiting.requests.remove(this);
             ticket.cancel();
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
+            waiting.requests.remove(this);
             if (declined) {
                 ticket.decline();
             } else {

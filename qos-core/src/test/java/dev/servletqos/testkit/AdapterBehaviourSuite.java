@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
+import dev.servletqos.QosEngine;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,8 +61,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The container must not answer requests by itself in ways the suite would notice (no extra filters,
  * authentication or compression) and must use its default async timeout handling.
  *
- * <p>Hooks for container differences: {@link #noticesClientGoneWhileParked()}. Do not override the tests; an
- * adapter that cannot pass one has a bug.
+ * <p>Hooks for container differences: {@link #noticesClientGoneWhileParked()}, {@link #stopGrace()}. Do not
+ * override the tests; an adapter that cannot pass one has a bug.
  *
  * <p>Cases specific to one adapter go into the subclass as further {@code @Test} methods. They may start their own
  * server (for example with extra filters or init parameters) and assign it to {@link #server}: the suite then
@@ -114,6 +116,16 @@ public abstract class AdapterBehaviourSuite {
      */
     protected boolean noticesClientGoneWhileParked() {
         return false;
+    }
+
+    /**
+     * How long the container lets a stopping application's asynchronous requests finish before it stops the
+     * adapter: a filter learns of the stop only then (in {@code destroy()}), and its waiting requests are such
+     * requests. Tomcat's Context waits its {@code unloadDelay} (2 s by default) before it stops the filters; the
+     * valve hears of the stop before that wait, Jetty does not wait. Zero unless overridden.
+     */
+    protected Duration stopGrace() {
+        return Duration.ZERO;
     }
 
     private void start(String policy) throws Exception {
@@ -391,6 +403,55 @@ public abstract class AdapterBehaviourSuite {
         ClassStats basic = server.snapshot().get("basic");
         assertEquals(0, basic.cancelled() + basic.rejected() + basic.expired(), basic.toString());
         assertTrue(basic.waitNanos() > 0, "the JDK's request waited for the blocker's permit: " + basic);
+    }
+
+    /**
+     * The adapter stops while requests wait (its application is undeployed): nothing will grant them a permit any
+     * more, so each is answered 503 with {@code Retry-After} within a second of the adapter's stop (see
+     * {@link #stopGrace()}), not at the container's own timeout
+     * (after the 20 s maximum wait); the request that held the permit ends as usual, and no thread of the engine
+     * survives the stop.
+     */
+    @Test
+    protected void stoppingTheAdapterAnswersEveryWaitingRequestWithinASecond() throws Exception {
+        start("max-executing = 1\nclass.basic.max-wait = 20s\n");
+        // Asynchronous: it holds the permit past the stop without a servlet call the container's stop would wait for.
+        CompletableFuture<HttpResponse<String>> running = send(request("/async?ms=3000").build());
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        List<CompletableFuture<HttpResponse<String>>> waiting = new ArrayList<>();
+        List<CompletableFuture<Long>> answeredAt = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<HttpResponse<String>> w = send(request("/work").build());
+            waiting.add(w);
+            answeredAt.add(w.thenApply(r -> System.nanoTime()));
+        }
+        awaitState("two waiting", Duration.ofSeconds(10), () -> server.snapshot().queued() == 2);
+        QosEngine engine = server.engine();
+
+        long stopAt = System.nanoTime();
+        server.stopAdapter();
+        for (int i = 0; i < waiting.size(); i++) {
+            HttpResponse<String> r = waiting.get(i).get(5, TimeUnit.SECONDS);
+            assertEquals(503, r.statusCode(), r.body());
+            assertTrue(r.headers().firstValue("Retry-After").isPresent(), r.headers().map().toString());
+            long millis = TimeUnit.NANOSECONDS.toMillis(answeredAt.get(i).get() - stopAt);
+            assertTrue(millis < 1000 + stopGrace().toMillis(), "answered " + millis + " ms after the stop began "
+                    + "(the container's grace before it stops the adapter: " + stopGrace().toMillis() + " ms)");
+        }
+        running.handle((r, x) -> null).get(10, TimeUnit.SECONDS);
+        await("the stopped engine drained", Duration.ofSeconds(10), () -> {
+            EngineSnapshot s = engine.snapshot();
+            return s.executing() == 0 && s.queued() == 0;
+        });
+        ClassStats basic = engine.snapshot().get("basic");
+        assertTrue(basic.reconciles(), basic.toString());
+        assertEquals(2, basic.cancelled(), basic.toString());
+        await("no thread of the engine left", Duration.ofSeconds(5), () -> Thread.getAllStackTraces().keySet()
+                .stream().noneMatch(t -> t.isAlive() && t.getName().startsWith("servlet-qos")));
+        // The adapter is gone: the checks after each test read the engine through it.
+        QosServer stopped = server;
+        server = null;
+        stopped.close();
     }
 
     // ---- helpers for the scenarios and for subclasses' own tests

@@ -33,6 +33,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -56,6 +57,8 @@ final class EmbeddedJetty implements QosServer {
     /** The test application as core handlers, to wrap or to reference from Jetty XML. */
     final Handler app = new App();
     private Supplier<QosEngine> engine;
+    /** What {@link #stopAdapter()} stops: the QoS handler, or the filter's servlet context. */
+    private Supplier<LifeCycle> adapter = this::qos;
 
     /** A started server with a {@link QosHandler} reading {@code policy} from a file in {@code dir}. */
     static EmbeddedJetty withHandler(Path dir, String policy, int maxThreads) throws Exception {
@@ -83,6 +86,7 @@ final class EmbeddedJetty implements QosServer {
         context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
         jetty.server.setHandler(context);
         jetty.engine = filter::getEngine;
+        jetty.adapter = () -> context;
         jetty.startServer();
         return jetty;
     }
@@ -186,6 +190,11 @@ final class EmbeddedJetty implements QosServer {
             EngineSnapshot s = snapshot();
             return s.executing() == 0 && s.queued() == 0;
         });
+    }
+
+    @Override
+    public void stopAdapter() throws Exception {
+        adapter.get().stop();
     }
 
     /** Stops the server and the application's threads. */

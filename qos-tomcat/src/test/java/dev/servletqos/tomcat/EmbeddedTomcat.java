@@ -136,6 +136,12 @@ final class EmbeddedTomcat implements QosServer {
         return app.started();
     }
 
+    /** Stops the context, which stops the valve or the filter in it; Tomcat and its connector keep running. */
+    @Override
+    public void stopAdapter() throws LifecycleException {
+        context.stop();
+    }
+
     @Override
     public void close() throws LifecycleException {
         try {
