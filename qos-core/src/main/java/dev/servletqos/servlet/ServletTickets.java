@@ -166,7 +166,8 @@ public final class ServletTickets {
      * normally expires the ticket first), a listener, then {@link Ticket#await}. When the engine grants a
      * permit, the request is resumed with {@link AsyncContext#dispatch()} (on a container thread, never inline),
      * and the permit is released when the resumed request completes. When the engine expires it, the rejection
-     * is written and the request completed. A client error while it waits cancels the ticket. When the adapter
+     * is written on a container thread ({@link AsyncContext#start}, never on the thread that expired it) and the
+     * request completed. A client error while it waits cancels the ticket. When the adapter
      * stops ({@link Waiting#close()}), it is answered 503.
      *
      * <p>A WebSocket handshake is never parked: resumed, it would arrive as an ASYNC dispatch, which the
@@ -309,7 +310,9 @@ public final class ServletTickets {
         public void expired(Ticket t) {
             waiting.requests.remove(this);
             if (taken.compareAndSet(false, true)) {
-                answer(ticket.rejection());
+                // Called on the engine's expiry sweep or on the thread of a request that just entered: a client
+                // that reads slowly must not hold either while its 503 is written.
+                answerOnContainerThread(ticket.rejection());
             }
         }
 
