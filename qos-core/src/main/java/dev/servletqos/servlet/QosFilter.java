@@ -160,18 +160,22 @@ public class QosFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        QosEngine e = engine;
-        if (e == null || req.getDispatcherType() != DispatcherType.REQUEST
-                || req.getAttribute(TICKET_ATTRIBUTE) != null
-                || !(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+        Object marked = req.getAttribute(TICKET_ATTRIBUTE);
+        if (marked != null && res instanceof HttpServletResponse response) {
             // A resumed request (our own ASYNC dispatch) or one the application dispatched again holds its
-            // permit already; only a request arriving from the client enters the engine.
+            // permit already.
+            ServletTickets.passAgain(marked, response);
+        }
+        QosEngine e = engine;
+        if (e == null || marked != null || req.getDispatcherType() != DispatcherType.REQUEST
+                || !(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            // Only a request arriving from the client enters the engine.
             chain.doFilter(req, res);
             return;
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
         ServletTickets.serve(waiting, ticket, request, response,
-                () -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, ticket),
+                m -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, m),
                 () -> chain.doFilter(request, response), () -> ServletTickets.contentLength(response));
     }
 

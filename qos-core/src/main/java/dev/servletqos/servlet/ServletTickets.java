@@ -16,6 +16,8 @@ import java.util.Enumeration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -66,21 +68,25 @@ public final class ServletTickets {
      * permit held and releases the permit when the application is done. A ticket that cannot be parked is
      * refused, or run if it was granted a permit meanwhile. Whatever throws before the request is parked or the
      * application runs (an attribute listener of the application, the adapter's mark) gives the permit or the
-     * place in the queue back at once ({@link Ticket#decline()}) and is thrown on to the container.
+     * place in the queue back at once ({@link Ticket#decline()}) and is thrown on to the container. The
+     * ticket's admission cookie is added only to a response the application makes: a refusal carries none.
      *
      * @param waiting the adapter's waiting requests, answered when it stops
-     * @param mark marks the request as holding its ticket, so that the second pass of a resumed request (an
-     *             ASYNC dispatch through the adapter again) goes straight to the application; called before
-     *             the request is suspended or run. It may throw, see {@link #setAttribute}
+     * @param mark stores the given object on the request (a request note, an attribute), so that the second
+     *             pass of a resumed request (an ASYNC dispatch through the adapter again) goes straight to the
+     *             application after {@link #passAgain}; called before the request is suspended or run. It may
+     *             throw, see {@link #setAttribute}
      * @param app  runs the application
      * @param bytes tells the response's size when the request is done
      */
     public static void serve(Waiting waiting, Ticket ticket, HttpServletRequest request, HttpServletResponse response,
-                             Runnable mark, Application app, LongSupplier bytes) throws IOException, ServletException {
+                             Consumer<Object> mark, Application app, LongSupplier bytes)
+            throws IOException, ServletException {
+        Marked marked = new Marked(ticket.setCookieHeader());
         try {
-            label(ticket, request, response);
+            setAttribute(request, Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
             if (ticket.state() == Ticket.State.PARKED) {
-                mark.run();
+                mark.accept(marked);
                 if (park(waiting, ticket, request, bytes)) {
                     return; // the container and the ticket's listener own the request now
                 }
@@ -90,7 +96,8 @@ public final class ServletTickets {
                 reject(ticket, request, response);
                 return;
             }
-            mark.run();
+            mark.accept(marked);
+            marked.addCookie(response);
         } catch (Throwable x) {
             // Until the application runs or the request waits, nobody else would release the ticket; a no-op
             // on a ticket that has ended already.
@@ -101,6 +108,36 @@ public final class ServletTickets {
             app.run();
         } finally {
             releaseWhenDone(ticket, request, bytes);
+        }
+    }
+
+    /**
+     * Call on every later pass through the adapter of a request that carries the adapter's mark (the resumed
+     * request, or one the application dispatched again), before the rest of the chain: adds the admission cookie
+     * of a request that waited for its permit, on the first such pass only.
+     *
+     * @param mark what {@link #serve} gave the adapter's mark
+     */
+    public static void passAgain(Object mark, HttpServletResponse response) {
+        if (mark instanceof Marked m) {
+            m.addCookie(response);
+        }
+    }
+
+    /** What the adapter's mark holds: the admission cookie, until the application's response takes it. */
+    private static final class Marked {
+        private final AtomicReference<String> cookie;
+
+        Marked(String cookie) {
+            this.cookie = new AtomicReference<>(cookie);
+        }
+
+        /** Adds the admission cookie ({@code Set-Cookie}) of a newly admitted or renewed session, once. */
+        void addCookie(HttpServletResponse response) {
+            String c = cookie.getAndSet(null);
+            if (c != null) {
+                response.addHeader("Set-Cookie", c);
+            }
         }
     }
 
@@ -119,19 +156,6 @@ public final class ServletTickets {
         if (failed != failedBefore && failed instanceof Throwable t) {
             throw new IllegalStateException("servlet-qos: setting the request attribute " + name + " failed", t);
         }
-    }
-
-    /**
-     * Adds the ticket's {@code Set-Cookie} (a newly admitted session) to the response and the service class to
-     * the request attribute {@link Responses#CLASS_ATTRIBUTE}. Call right after {@code enter}, before anything
-     * can commit the response.
-     */
-    static void label(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
-        String cookie = ticket.setCookieHeader();
-        if (cookie != null) {
-            response.addHeader("Set-Cookie", cookie);
-        }
-        setAttribute(request, Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
     }
 
     /** Answers the ticket's {@link Ticket#rejection() rejection} (a refused or expired request). */

@@ -245,14 +245,18 @@ public abstract class AdapterBehaviourSuite {
         assertEquals(503, full.statusCode());
         assertEquals("7", full.headers().firstValue("Retry-After").orElse(null));
         assertTrue(full.body().contains("\"reason\":\"queue-full\""), full.body());
+        assertNoAdmissionCookie(full);
 
         for (CompletableFuture<HttpResponse<String>> w : List.of(w1, w2)) {
             HttpResponse<String> r = w.get();
             assertEquals(503, r.statusCode(), "expired after its maximum wait");
             assertEquals("7", r.headers().firstValue("Retry-After").orElse(null));
             assertTrue(r.body().contains("Server busy"), r.body());
+            assertNoAdmissionCookie(r);
         }
         assertEquals(200, running.get().statusCode());
+        assertTrue(running.get().headers().firstValue("Set-Cookie").orElse("").startsWith("QOSSESSION="),
+                "the session that was served is admitted: " + running.get().headers().map());
         ClassStats basic = server.snapshot().get("basic");
         assertEquals(2, basic.expired());
         assertEquals(1, basic.queueFull());
@@ -355,6 +359,10 @@ public abstract class AdapterBehaviourSuite {
         HttpResponse<String> echoed = post.get();
         assertEquals(200, echoed.statusCode());
         assertEquals(body, echoed.body(), "the parked request's body, read by the application after it resumed");
+        assertEquals(1, echoed.headers().allValues("Set-Cookie").size(), "a new session served after it waited "
+                + "is admitted, once: " + echoed.headers().map());
+        assertTrue(echoed.headers().firstValue("Set-Cookie").orElse("").startsWith("QOSSESSION="),
+                echoed.headers().map().toString());
     }
 
     /**
@@ -434,6 +442,7 @@ public abstract class AdapterBehaviourSuite {
             HttpResponse<String> r = waiting.get(i).get(5, TimeUnit.SECONDS);
             assertEquals(503, r.statusCode(), r.body());
             assertTrue(r.headers().firstValue("Retry-After").isPresent(), r.headers().map().toString());
+            assertNoAdmissionCookie(r);
             long millis = TimeUnit.NANOSECONDS.toMillis(answeredAt.get(i).get() - stopAt);
             assertTrue(millis < 1000 + stopGrace().toMillis(), "answered " + millis + " ms after the stop began "
                     + "(the container's grace before it stops the adapter: " + stopGrace().toMillis() + " ms)");
@@ -455,6 +464,12 @@ public abstract class AdapterBehaviourSuite {
     }
 
     // ---- helpers for the scenarios and for subclasses' own tests
+
+    /** A refusal admits nobody: it carries no admission cookie (nor any other the adapter would set). */
+    protected static void assertNoAdmissionCookie(HttpResponse<?> refusal) {
+        assertTrue(refusal.headers().allValues("Set-Cookie").isEmpty(), "a refusal with an admission cookie: "
+                + refusal.statusCode() + " " + refusal.headers().map());
+    }
 
     /** A request to this server, with a generous timeout (scenarios bound their waits themselves). */
     protected HttpRequest.Builder request(String pathAndQuery) {

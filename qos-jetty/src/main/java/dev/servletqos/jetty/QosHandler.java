@@ -498,9 +498,6 @@ public class QosHandler extends Handler.Wrapper {
         Ticket ticket = e.enter(new JettyRequestView(request));
         try {
             request.setAttribute(CLASS_ATTRIBUTE, ticket.serviceClass());
-            if (ticket.state() != Ticket.State.REJECTED) {
-                addCookie(ticket, response);
-            }
         } catch (Throwable x) {
             // Jetty answers the exception; nobody else would give the permit or the place in the queue back.
             ticket.decline();
@@ -518,6 +515,7 @@ public class QosHandler extends Handler.Wrapper {
         }
     }
 
+    /** Adds the admission cookie of a new or renewed session to a response the wrapped handler makes. */
     private static void addCookie(Ticket ticket, Response response) {
         String cookie = ticket.setCookieHeader();
         if (cookie != null) {
@@ -532,6 +530,7 @@ public class QosHandler extends Handler.Wrapper {
         try {
             Request.addCompletionListener(request,
                     failure -> ticket.complete(Response.getContentBytesWritten(response)));
+            addCookie(ticket, response);
         } catch (Throwable x) {
             ticket.decline();
             throw x;
@@ -629,6 +628,7 @@ public class QosHandler extends Handler.Wrapper {
                 return;
             }
             try {
+                addCookie(ticket, response);
                 if (!next.handle(request, response, callback)) {
                     ticket.decline();
                     Response.writeError(request, response, callback, HttpStatus.NOT_FOUND_404);

@@ -271,15 +271,21 @@ public class QosValve extends ValveBase {
 
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
-        QosEngine e = engine;
-        if (e == null || request.getNote(TICKET_NOTE) != null) {
+        Object marked = request.getNote(TICKET_NOTE);
+        if (marked != null) {
             // A resumed request (our own dispatch) or one the application dispatched again: it already
             // holds its permit.
+            ServletTickets.passAgain(marked, response);
+            getNext().invoke(request, response);
+            return;
+        }
+        QosEngine e = engine;
+        if (e == null) {
             getNext().invoke(request, response);
             return;
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.serve(waiting, ticket, request, response, () -> request.setNote(TICKET_NOTE, ticket),
+        ServletTickets.serve(waiting, ticket, request, response, m -> request.setNote(TICKET_NOTE, m),
                 () -> getNext().invoke(request, response), response::getContentWritten);
     }
 
