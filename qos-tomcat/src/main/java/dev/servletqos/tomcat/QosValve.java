@@ -144,7 +144,8 @@ public class QosValve extends ValveBase {
         started = e;
         waiting = new ServletTickets.Waiting();
         engine = e;
-        // The context stops its servlets before its valves: answer the waiting requests while they still run.
+        // A stopping Context first waits up to its unloadDelay for asynchronous requests (waiting ones are), then
+        // stops its servlets, and its valves last: answer the waiting requests before all that.
         Container container = getContainer();
         if (container != null) {
             withdrawBeforeStop = event -> {
