@@ -83,6 +83,7 @@ public class QosFilter implements Filter {
     private static final System.Logger log = System.getLogger(QosFilter.class.getName());
 
     private volatile QosEngine engine;
+    private volatile ServletTickets.Waiting waiting;
     private ServletContext servletContext;
     private ScheduledExecutorService sweeper;
     private volatile Thread sweeperThread;
@@ -110,16 +111,25 @@ public class QosFilter implements Filter {
             return t;
         });
         e.start(Periodic.on(sweeper));
+        waiting = new ServletTickets.Waiting();
         engine = e;
         servletContext.log("servlet-qos: " + policy.classes().size() + " classes, " + policy.scheduling().key()
                 + ", max-executing " + policy.maxExecuting() + " (policy " + config.getInitParameter("policy")
                 + ")");
     }
 
+    /**
+     * Withdraws the engine (later requests pass straight through), answers every waiting request 503 with
+     * {@code Retry-After} at once, stops the engine and its expiry thread.
+     */
     @Override
     public void destroy() {
         QosEngine e = engine;
         engine = null;
+        ServletTickets.Waiting w = waiting;
+        if (w != null) {
+            w.close();
+        }
         if (e != null) {
             e.stop();
         }
@@ -150,17 +160,22 @@ public class QosFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        QosEngine e = engine;
-        if (e == null || req.getDispatcherType() != DispatcherType.REQUEST
-                || req.getAttribute(TICKET_ATTRIBUTE) != null
-                || !(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+        Object marked = req.getAttribute(TICKET_ATTRIBUTE);
+        if (marked != null && res instanceof HttpServletResponse response) {
             // A resumed request (our own ASYNC dispatch) or one the application dispatched again holds its
-            // permit already; only a request arriving from the client enters the engine.
+            // permit already.
+            ServletTickets.passAgain(marked, response);
+        }
+        QosEngine e = engine;
+        if (e == null || marked != null || req.getDispatcherType() != DispatcherType.REQUEST
+                || !(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            // Only a request arriving from the client enters the engine.
             chain.doFilter(req, res);
             return;
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.serve(ticket, request, response, () -> request.setAttribute(TICKET_ATTRIBUTE, ticket),
+        ServletTickets.serve(waiting, ticket, request, response,
+                m -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, m),
                 () -> chain.doFilter(request, response), () -> ServletTickets.contentLength(response));
     }
 

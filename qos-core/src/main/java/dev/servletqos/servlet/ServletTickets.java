@@ -5,12 +5,19 @@ import dev.servletqos.Ticket;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -19,9 +26,9 @@ import java.util.function.LongSupplier;
  * thread and resume it with {@link AsyncContext#dispatch()}, and release the permit when the response is done,
  * also when the application went asynchronous.
  *
- * <p>The adapter keeps one thing to itself: marking the request so that the second pass of a resumed request
+ * <p>The adapter keeps two things to itself: marking the request so that the second pass of a resumed request
  * (an {@code ASYNC} dispatch, which runs the valve pipeline and the filter chain again) goes straight to the
- * application. Stateless; safe from any thread.
+ * application, and one {@link Waiting} per start, closed when it stops. Safe from any thread.
  */
 public final class ServletTickets {
 
@@ -59,29 +66,44 @@ public final class ServletTickets {
      * Carries a freshly entered ticket through, the same way for every servlet-level adapter: labels the
      * request, then parks it (it waits holding no thread), refuses it, or runs the application with the
      * permit held and releases the permit when the application is done. A ticket that cannot be parked is
-     * refused, or run if it was granted a permit meanwhile.
+     * refused, or run if it was granted a permit meanwhile. Whatever throws before the request is parked or the
+     * application runs (an attribute listener of the application, the adapter's mark) gives the permit or the
+     * place in the queue back at once ({@link Ticket#decline()}) and is thrown on to the container. The
+     * ticket's admission cookie is added only to a response the application makes: a refusal carries none.
      *
-     * @param mark marks the request as holding its ticket, so that the second pass of a resumed request (an
-     *             ASYNC dispatch through the adapter again) goes straight to the application; called before
-     *             the request is suspended or run
+     * @param waiting the adapter's waiting requests, answered when it stops
+     * @param mark stores the given object on the request (a request note, an attribute), so that the second
+     *             pass of a resumed request (an ASYNC dispatch through the adapter again) goes straight to the
+     *             application after {@link #passAgain}; called before the request is suspended or run. It may
+     *             throw, see {@link #setAttribute}
      * @param app  runs the application
      * @param bytes tells the response's size when the request is done
      */
-    public static void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, Runnable mark,
-                             Application app, LongSupplier bytes) throws IOException, ServletException {
-        label(ticket, request, response);
-        if (ticket.state() == Ticket.State.PARKED) {
-            mark.run();
-            if (park(ticket, request, bytes)) {
+    public static void serve(Waiting waiting, Ticket ticket, HttpServletRequest request, HttpServletResponse response,
+                             Consumer<Object> mark, Application app, LongSupplier bytes)
+            throws IOException, ServletException {
+        Marked marked = new Marked(ticket.setCookieHeader());
+        try {
+            setAttribute(request, Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
+            if (ticket.state() == Ticket.State.PARKED) {
+                mark.accept(marked);
+                if (park(waiting, ticket, request, bytes)) {
+                    return; // the container and the ticket's listener own the request now
+                }
+                // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
+            }
+            if (ticket.state() != Ticket.State.RUNNING) {
+                reject(ticket, request, response);
                 return;
             }
-            // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
+            mark.accept(marked);
+            marked.addCookie(response);
+        } catch (Throwable x) {
+            // Until the application runs or the request waits, nobody else would release the ticket; a no-op
+            // on a ticket that has ended already.
+            ticket.decline();
+            throw x;
         }
-        if (ticket.state() != Ticket.State.RUNNING) {
-            reject(ticket, request, response);
-            return;
-        }
-        mark.run();
         try {
             app.run();
         } finally {
@@ -90,16 +112,50 @@ public final class ServletTickets {
     }
 
     /**
-     * Adds the ticket's {@code Set-Cookie} (a newly admitted session) to the response and the service class to
-     * the request attribute {@link Responses#CLASS_ATTRIBUTE}. Call right after {@code enter}, before anything
-     * can commit the response.
+     * Call on every later pass through the adapter of a request that carries the adapter's mark (the resumed
+     * request, or one the application dispatched again), before the rest of the chain: adds the admission cookie
+     * of a request that waited for its permit, on the first such pass only.
+     *
+     * @param mark what {@link #serve} gave the adapter's mark
      */
-    static void label(Ticket ticket, HttpServletRequest request, HttpServletResponse response) {
-        String cookie = ticket.setCookieHeader();
-        if (cookie != null) {
-            response.addHeader("Set-Cookie", cookie);
+    public static void passAgain(Object mark, HttpServletResponse response) {
+        if (mark instanceof Marked m) {
+            m.addCookie(response);
         }
-        request.setAttribute(Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
+    }
+
+    /** What the adapter's mark holds: the admission cookie, until the application's response takes it. */
+    private static final class Marked {
+        private final AtomicReference<String> cookie;
+
+        Marked(String cookie) {
+            this.cookie = new AtomicReference<>(cookie);
+        }
+
+        /** Adds the admission cookie ({@code Set-Cookie}) of a newly admitted or renewed session, once. */
+        void addCookie(HttpServletResponse response) {
+            String c = cookie.getAndSet(null);
+            if (c != null) {
+                response.addHeader("Set-Cookie", c);
+            }
+        }
+    }
+
+    /**
+     * Sets a request attribute, and throws when an attribute listener of the application failed, also where the
+     * container catches the listener's exception itself (Tomcat keeps it in the request's
+     * {@link RequestDispatcher#ERROR_EXCEPTION} attribute and goes on; a request suspended that way is then
+     * dropped without an answer).
+     *
+     * @throws IllegalStateException carrying the listener's exception
+     */
+    public static void setAttribute(HttpServletRequest request, String name, Object value) {
+        Object failedBefore = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+        request.setAttribute(name, value);
+        Object failed = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+        if (failed != failedBefore && failed instanceof Throwable t) {
+            throw new IllegalStateException("servlet-qos: setting the request attribute " + name + " failed", t);
+        }
     }
 
     /** Answers the ticket's {@link Ticket#rejection() rejection} (a refused or expired request). */
@@ -134,17 +190,22 @@ public final class ServletTickets {
      * normally expires the ticket first), a listener, then {@link Ticket#await}. When the engine grants a
      * permit, the request is resumed with {@link AsyncContext#dispatch()} (on a container thread, never inline),
      * and the permit is released when the resumed request completes. When the engine expires it, the rejection
-     * is written and the request completed. A client error while it waits cancels the ticket.
+     * is written on a container thread ({@link AsyncContext#start}, never on the thread that expired it) and the
+     * request completed. A client error while it waits cancels the ticket. When the adapter
+     * stops ({@link Waiting#close()}), it is answered 503.
      *
-     * <p>A protocol upgrade (a WebSocket handshake) is never parked: resumed, it would arrive as an ASYNC
-     * dispatch, which the container's upgrade filter does not see.
+     * <p>A WebSocket handshake is never parked: resumed, it would arrive as an ASYNC dispatch, which the
+     * container's WebSocket filter does not see. Any other request is parked, also one that asks for another
+     * upgrade: an {@code Upgrade: h2c} (which the JDK's {@code HttpClient} sends on every cleartext request by
+     * default) is either performed by the connector before any adapter sees the request, or ignored.
      *
-     * @return true if the request now waits; false if it cannot be suspended (an upgrade, or something in
-     *         front of the adapter does not support async). The ticket is then CANCELLED (the caller answers
-     *         {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs the request)
+     * @return true if the request now waits; false if it cannot be suspended (a WebSocket handshake, or
+     *         something in front of the adapter does not support async). The ticket is then CANCELLED (the
+     *         caller answers {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs
+     *         the request)
      */
-    static boolean park(Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
-        if (request.getHeader("Upgrade") != null) {
+    static boolean park(Waiting waiting, Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
+        if (isWebSocketHandshake(request)) {
             ticket.cancel();
             return false;
         }
@@ -161,19 +222,74 @@ public final class ServletTickets {
             return false;
         }
         async.setTimeout(ticket.maxWaitNanos() / 1_000_000 + CONTAINER_TIMEOUT_MARGIN_MILLIS);
-        ParkedRequest parked = new ParkedRequest(ticket, async, request.getHeader("Accept"), request.getMethod(),
-                bytes);
+        ParkedRequest parked = new ParkedRequest(waiting, ticket, async, request.getHeader("Accept"),
+                request.getMethod(), bytes);
         async.addListener(parked);
+        waiting.requests.add(parked);
         ticket.await(parked);
+        if (waiting.closed) {
+            // The adapter began to stop after this request entered: its loop over the waiting requests may have
+            // run before this one was added.
+            parked.abandon();
+        }
         return true;
     }
 
     /**
-     * A waiting request: resumed by the engine's grant, answered on expiry, released on completion. Whoever
-     * comes first of the grant, the engine's expiry and the container's timeout takes the request; the others
-     * leave it alone.
+     * Whether the request asks to become a WebSocket over HTTP/1.1: an {@code Upgrade} header naming
+     * {@code websocket} (case-insensitive, in a list, with or without a version). Over HTTP/2 the header means
+     * nothing (RFC 9113); there a WebSocket is an extended {@code CONNECT} (RFC 8441), not recognised here.
+     */
+    static boolean isWebSocketHandshake(HttpServletRequest request) {
+        String protocol = request.getProtocol();
+        if (protocol == null || !protocol.startsWith("HTTP/1.")) {
+            return false;
+        }
+        Enumeration<String> values = request.getHeaders("Upgrade");
+        if (values == null) {
+            return false;
+        }
+        for (String value : Collections.list(values)) {
+            for (String token : value.split(",")) {
+                String name = token.trim();
+                int slash = name.indexOf('/');
+                if ((slash < 0 ? name : name.substring(0, slash)).trim().equalsIgnoreCase("websocket")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The requests one servlet-level adapter has suspended and that are still waiting, so that a stop can answer
+     * them (503 with {@code Retry-After}) instead of leaving them to the container's timeout after their maximum
+     * wait. An adapter makes one when it starts and closes it when it stops. Thread-safe.
+     */
+    public static final class Waiting {
+        private final Set<ParkedRequest> requests = ConcurrentHashMap.newKeySet();
+        private volatile boolean closed;
+
+        /**
+         * Nothing will resume the waiting requests any more: each is answered 503 with {@code Retry-After} on a
+         * container thread, and so is one that parks after this or is granted a permit meanwhile (its permit is
+         * released as declined). Returns at once, without waiting for the answers to be written.
+         */
+        public void close() {
+            closed = true;
+            for (ParkedRequest p : requests) {
+                p.abandon();
+            }
+        }
+    }
+
+    /**
+     * A waiting request: resumed by the engine's grant, answered on expiry or when the adapter stops, released on
+     * completion. Whoever comes first of the grant, the engine's expiry, the stop and the container's timeout takes
+     * the request; the others leave it alone.
      */
     private static final class ParkedRequest implements AsyncListener, Ticket.Listener {
+        private final Waiting waiting;
         private final Ticket ticket;
         private final AsyncContext async;
         private final String accept;
@@ -183,7 +299,9 @@ public final class ServletTickets {
         /** Granted, but answered 503 instead of being run: the permit is released as declined, not served. */
         private volatile boolean declined;
 
-        ParkedRequest(Ticket ticket, AsyncContext async, String accept, String method, LongSupplier bytes) {
+        ParkedRequest(Waiting waiting, Ticket ticket, AsyncContext async, String accept, String method,
+                      LongSupplier bytes) {
+            this.waiting = waiting;
             this.ticket = ticket;
             this.async = async;
             this.accept = accept;
@@ -193,8 +311,15 @@ public final class ServletTickets {
 
         @Override
         public void granted(Ticket t) {
+            waiting.requests.remove(this);
             if (!taken.compareAndSet(false, true)) {
                 return; // the container timed the request out first; onComplete releases the permit
+            }
+            if (waiting.closed) {
+                // the adapter stops: its application may be stopping too
+                declined = true;
+                answerOnContainerThread(ticket.busyRejection());
+                return;
             }
             try {
                 // dispatch() hands the request to a container thread; it never runs the application inline.
@@ -207,8 +332,31 @@ public final class ServletTickets {
 
         @Override
         public void expired(Ticket t) {
+            waiting.requests.remove(this);
             if (taken.compareAndSet(false, true)) {
-                answer(ticket.rejection());
+                // Called on the engine's expiry sweep or on the thread of a request that just entered: a client
+                // that reads slowly must not hold either while its 503 is written.
+                answerOnContainerThread(ticket.rejection());
+            }
+        }
+
+        /** The adapter stops: nothing will grant a permit any more. */
+        void abandon() {
+            if (ticket.cancel()) {
+                waiting.requests.remove(this);
+                if (taken.compareAndSet(false, true)) {
+                    answerOnContainerThread(ticket.rejection());
+                }
+            }
+        }
+
+        /** Answers on a thread of the container, not on the caller's (another request's, or a stopping one). */
+        private void answerOnContainerThread(Rejection rejection) {
+            try {
+                async.start(() -> answer(rejection));
+            } catch (RuntimeException ex) {
+                // the container cannot run it (the request ended, the pool stops): answer here, or complete
+                answer(rejection);
             }
         }
 
@@ -216,7 +364,7 @@ public final class ServletTickets {
             try {
                 Responses.writeRejection((HttpServletResponse) async.getResponse(), rejection, accept, method);
             } catch (IOException | RuntimeException ex) {
-                log.log(Level.DEBUG, "servlet-qos: could not write the 503 of a request that waited too long", ex);
+                log.log(Level.DEBUG, "servlet-qos: could not write the 503 of a request that waited", ex);
             } finally {
                 try {
                     async.complete();
@@ -228,6 +376,7 @@ public final class ServletTickets {
 
         @Override
         public void onTimeout(AsyncEvent event) {
+            waiting.requests.remove(this);
             // Normally the engine expires the ticket seconds before this backstop fires. If a permit was just
             // granted but the resume has not happened, the container gives up anyway: answer 503 here and let
             // onComplete release the permit.
@@ -241,11 +390,13 @@ public final class ServletTickets {
 
         @Override
         public void onError(AsyncEvent event) {
+            waiting.requests.remove(this);
             ticket.cancel();
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
+            waiting.requests.remove(this);
             if (declined) {
                 ticket.decline();
             } else {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
+import dev.servletqos.QosEngine;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,15 +53,16 @@ import org.junit.jupiter.api.io.TempDir;
  *       for running requests (a Jetty pool also needs room for its acceptors and selectors on top);</li>
  *   <li>put the adapter in front of the {@link TestApp} (its contract is in that class's Javadoc; servlet
  *       containers mount {@link TestServlets}), so that every request to the application goes through the
- *       adapter and the adapter sets the request attribute {@link TestApp#CLASS_ATTRIBUTE};</li>
+ *       adapter and the adapter sets the request attribute {@link TestApp#CLASS_ATTRIBUTE}; with the
+ *       {@link TestApp attribute trap} armed;</li>
  *   <li>return a {@link QosServer} that reads the adapter's engine, the container's busy request threads and the
  *       application's started order. The suite closes it after each test.</li>
  * </ol>
  * The container must not answer requests by itself in ways the suite would notice (no extra filters,
  * authentication or compression) and must use its default async timeout handling.
  *
- * <p>Hooks for container differences: {@link #noticesClientGoneWhileParked()}. Do not override the tests; an
- * adapter that cannot pass one has a bug.
+ * <p>Hooks for container differences: {@link #noticesClientGoneWhileParked()}, {@link #stopGrace()}. Do not
+ * override the tests; an adapter that cannot pass one has a bug.
  *
  * <p>Cases specific to one adapter go into the subclass as further {@code @Test} methods. They may start their own
  * server (for example with extra filters or init parameters) and assign it to {@link #server}: the suite then
@@ -113,6 +116,16 @@ public abstract class AdapterBehaviourSuite {
      */
     protected boolean noticesClientGoneWhileParked() {
         return false;
+    }
+
+    /**
+     * How long the container lets a stopping application's asynchronous requests finish before it stops the
+     * adapter: a filter learns of the stop only then (in {@code destroy()}), and its waiting requests are such
+     * requests. Tomcat's Context waits its {@code unloadDelay} (2 s by default) before it stops the filters; the
+     * valve hears of the stop before that wait, Jetty does not wait. Zero unless overridden.
+     */
+    protected Duration stopGrace() {
+        return Duration.ZERO;
     }
 
     private void start(String policy) throws Exception {
@@ -232,14 +245,18 @@ public abstract class AdapterBehaviourSuite {
         assertEquals(503, full.statusCode());
         assertEquals("7", full.headers().firstValue("Retry-After").orElse(null));
         assertTrue(full.body().contains("\"reason\":\"queue-full\""), full.body());
+        assertNoAdmissionCookie(full);
 
         for (CompletableFuture<HttpResponse<String>> w : List.of(w1, w2)) {
             HttpResponse<String> r = w.get();
             assertEquals(503, r.statusCode(), "expired after its maximum wait");
             assertEquals("7", r.headers().firstValue("Retry-After").orElse(null));
             assertTrue(r.body().contains("Server busy"), r.body());
+            assertNoAdmissionCookie(r);
         }
         assertEquals(200, running.get().statusCode());
+        assertTrue(running.get().headers().firstValue("Set-Cookie").orElse("").startsWith("QOSSESSION="),
+                "the session that was served is admitted: " + running.get().headers().map());
         ClassStats basic = server.snapshot().get("basic");
         assertEquals(2, basic.expired());
         assertEquals(1, basic.queueFull());
@@ -342,9 +359,117 @@ public abstract class AdapterBehaviourSuite {
         HttpResponse<String> echoed = post.get();
         assertEquals(200, echoed.statusCode());
         assertEquals(body, echoed.body(), "the parked request's body, read by the application after it resumed");
+        assertEquals(1, echoed.headers().allValues("Set-Cookie").size(), "a new session served after it waited "
+                + "is admitted, once: " + echoed.headers().map());
+        assertTrue(echoed.headers().firstValue("Set-Cookie").orElse("").startsWith("QOSSESSION="),
+                echoed.headers().map().toString());
+    }
+
+    /**
+     * Something in front of the application throws before it runs (here a request attribute listener, armed by
+     * {@link TestApp#TRAP_HEADER} for the attribute with the service class): whether the request held a permit
+     * or waited for one, the container answers 500 and the permit or the place in the queue is given back at
+     * once, not at the maximum wait (30 s, beyond the 20 s of {@link #awaitIdle}) and not never.
+     */
+    @Test
+    protected void aFailureBeforeTheApplicationRunsGivesThePermitBack() throws Exception {
+        start("max-executing = 1\nclass.basic.max-wait = 30s\n");
+        HttpResponse<String> ranAtOnce = client.send(request("/work")
+                .header(TestApp.TRAP_HEADER, TestApp.CLASS_ATTRIBUTE).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(500, ranAtOnce.statusCode(), "the container answers the failure");
+        awaitIdle();
+
+        CompletableFuture<HttpResponse<String>> blocker = send(request("/work?ms=500").build());
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        CompletableFuture<HttpResponse<String>> hadToWait = send(request("/work")
+                .header(TestApp.TRAP_HEADER, TestApp.CLASS_ATTRIBUTE).build());
+        assertEquals(500, hadToWait.get().statusCode(), "the container answers the failure");
+        assertEquals(200, blocker.get().statusCode());
+        awaitIdle();
+        assertEquals(0, server.snapshot().get("basic").expired(), "nothing waited out its maximum wait");
+        assertEquals("ok basic", client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    /**
+     * The JDK's own client with its defaults (HTTP/2 preferred) asks every cleartext HTTP/1.1 request to be
+     * upgraded ({@code Upgrade: h2c}); a container without h2c ignores that, one with it upgrades before the
+     * adapter sees the request. Either way the request is an ordinary one that waits for its permit like any
+     * other, it is not refused as if it were a WebSocket handshake.
+     */
+    @Test
+    protected void theJdkClientsDefaultRequestsWaitLikeAnyOther() throws Exception {
+        start("max-executing = 1\n");
+        CompletableFuture<HttpResponse<String>> blocker = send(request("/work?ms=1000").build());
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        HttpClient defaults = HttpClient.newHttpClient();
+        CompletableFuture<HttpResponse<String>> java = defaults.sendAsync(request("/work").build(),
+                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = java.get();
+        assertEquals(200, r.statusCode(), r.headers().map() + " " + r.body());
+        assertEquals("ok basic", r.body());
+        assertEquals(200, blocker.get().statusCode());
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(0, basic.cancelled() + basic.rejected() + basic.expired(), basic.toString());
+        assertTrue(basic.waitNanos() > 0, "the JDK's request waited for the blocker's permit: " + basic);
+    }
+
+    /**
+     * The adapter stops while requests wait (its application is undeployed): nothing will grant them a permit any
+     * more, so each is answered 503 with {@code Retry-After} within a second of the adapter's stop (see
+     * {@link #stopGrace()}), not at the container's own timeout
+     * (after the 20 s maximum wait); the request that held the permit ends as usual, and no thread of the engine
+     * survives the stop.
+     */
+    @Test
+    protected void stoppingTheAdapterAnswersEveryWaitingRequestWithinASecond() throws Exception {
+        start("max-executing = 1\nclass.basic.max-wait = 20s\n");
+        // Asynchronous: it holds the permit past the stop without a servlet call the container's stop would wait for.
+        CompletableFuture<HttpResponse<String>> running = send(request("/async?ms=3000").build());
+        awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        List<CompletableFuture<HttpResponse<String>>> waiting = new ArrayList<>();
+        List<CompletableFuture<Long>> answeredAt = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<HttpResponse<String>> w = send(request("/work").build());
+            waiting.add(w);
+            answeredAt.add(w.thenApply(r -> System.nanoTime()));
+        }
+        awaitState("two waiting", Duration.ofSeconds(10), () -> server.snapshot().queued() == 2);
+        QosEngine engine = server.engine();
+
+        long stopAt = System.nanoTime();
+        server.stopAdapter();
+        for (int i = 0; i < waiting.size(); i++) {
+            HttpResponse<String> r = waiting.get(i).get(5, TimeUnit.SECONDS);
+            assertEquals(503, r.statusCode(), r.body());
+            assertTrue(r.headers().firstValue("Retry-After").isPresent(), r.headers().map().toString());
+            assertNoAdmissionCookie(r);
+            long millis = TimeUnit.NANOSECONDS.toMillis(answeredAt.get(i).get() - stopAt);
+            assertTrue(millis < 1000 + stopGrace().toMillis(), "answered " + millis + " ms after the stop began "
+                    + "(the container's grace before it stops the adapter: " + stopGrace().toMillis() + " ms)");
+        }
+        running.handle((r, x) -> null).get(10, TimeUnit.SECONDS);
+        await("the stopped engine drained", Duration.ofSeconds(10), () -> {
+            EngineSnapshot s = engine.snapshot();
+            return s.executing() == 0 && s.queued() == 0;
+        });
+        ClassStats basic = engine.snapshot().get("basic");
+        assertTrue(basic.reconciles(), basic.toString());
+        assertEquals(2, basic.cancelled(), basic.toString());
+        await("no thread of the engine left", Duration.ofSeconds(5), () -> Thread.getAllStackTraces().keySet()
+                .stream().noneMatch(t -> t.isAlive() && t.getName().startsWith("servlet-qos")));
+        // The adapter is gone: the checks after each test read the engine through it.
+        QosServer stopped = server;
+        server = null;
+        stopped.close();
     }
 
     // ---- helpers for the scenarios and for subclasses' own tests
+
+    /** A refusal admits nobody: it carries no admission cookie (nor any other the adapter would set). */
+    protected static void assertNoAdmissionCookie(HttpResponse<?> refusal) {
+        assertTrue(refusal.headers().allValues("Set-Cookie").isEmpty(), "a refusal with an admission cookie: "
+                + refusal.statusCode() + " " + refusal.headers().map());
+    }
 
     /** A request to this server, with a generous timeout (scenarios bound their waits themselves). */
     protected HttpRequest.Builder request(String pathAndQuery) {

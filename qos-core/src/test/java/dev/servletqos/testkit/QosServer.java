@@ -36,6 +36,13 @@ public interface QosServer extends AutoCloseable {
      */
     List<String> startedOrder();
 
+    /**
+     * Stops the adapter alone, as an undeploy or a reconfiguration would, while the server and its connector keep
+     * running: the valve's or the filter's context ({@code Context.stop()}, {@code ServletContextHandler.stop()}),
+     * or the Jetty handler. The engine that was running stays readable through the reference the caller kept.
+     */
+    void stopAdapter() throws Exception;
+
     /** Stops the server and everything it started (threads, the test application's scheduler). */
     @Override
     void close() throws Exception;

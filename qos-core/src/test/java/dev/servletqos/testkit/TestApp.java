@@ -30,7 +30,14 @@ import java.util.concurrent.TimeUnit;
  *   <dd>Reads the whole request body and answers it unchanged. Records nothing.</dd>
  * </dl>
  * Every endpoint must support asynchronous processing (servlets: {@code asyncSupported = true}), so that an
- * adapter that is a filter can suspend requests in front of it. Thread-safe.
+ * adapter that is a filter can suspend requests in front of it.
+ *
+ * <p>The <em>attribute trap</em>: on a request with the header {@value #TRAP_HEADER}, setting the request
+ * attribute that the header names throws an unchecked exception out of {@code setAttribute}, as an application's
+ * failing {@code ServletRequestAttributeListener} does. Servlet containers register
+ * {@link TestServlets.AttributeTrap} as a listener of the context (Tomcat logs and swallows a listener's
+ * exception, Jetty lets it out); a container without servlets wraps the request in front of the adapter.
+ * Thread-safe.
  */
 public final class TestApp implements AutoCloseable {
 
@@ -38,6 +45,8 @@ public final class TestApp implements AutoCloseable {
     public static final String FAIL = "/fail";
     public static final String ASYNC = "/async";
     public static final String ECHO = "/echo";
+    /** Names the request attribute whose setting throws (see the attribute trap above). */
+    public static final String TRAP_HEADER = "X-Trap-Attribute";
     /** The request attribute with the service class (the value of {@code Responses.CLASS_ATTRIBUTE}). */
     public static final String CLASS_ATTRIBUTE = "dev.servletqos.class";
 

@@ -1,6 +1,8 @@
 package dev.servletqos.testkit;
 
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.ServletRequestAttributeEvent;
+import jakarta.servlet.ServletRequestAttributeListener;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -27,6 +29,30 @@ public final class TestServlets {
         m.put(TestApp.ASYNC, new Async(app));
         m.put(TestApp.ECHO, new Echo());
         return m;
+    }
+
+    /**
+     * The {@link TestApp attribute trap} for servlet containers: register it as a listener of the context (a
+     * public class with a public constructor, so that a container can also instantiate it by name).
+     */
+    public static final class AttributeTrap implements ServletRequestAttributeListener {
+
+        @Override
+        public void attributeAdded(ServletRequestAttributeEvent event) {
+            trap(event);
+        }
+
+        @Override
+        public void attributeReplaced(ServletRequestAttributeEvent event) {
+            trap(event);
+        }
+
+        private static void trap(ServletRequestAttributeEvent event) {
+            if (event.getServletRequest() instanceof HttpServletRequest r
+                    && event.getName().equals(r.getHeader(TestApp.TRAP_HEADER))) {
+                throw new IllegalStateException("an attribute listener failed on " + event.getName() + " (on purpose)");
+            }
+        }
     }
 
     private static final class Work extends HttpServlet {

@@ -496,13 +496,17 @@ public class QosHandler extends Handler.Wrapper {
             return next.handle(request, response, callback);
         }
         Ticket ticket = e.enter(new JettyRequestView(request));
-        request.setAttribute(CLASS_ATTRIBUTE, ticket.serviceClass());
+        try {
+            request.setAttribute(CLASS_ATTRIBUTE, ticket.serviceClass());
+        } catch (Throwable x) {
+            // Jetty answers the exception; nobody else would give the permit or the place in the queue back.
+            ticket.decline();
+            throw x;
+        }
         switch (ticket.state()) {
             case RUNNING:
-                addCookie(ticket, response);
                 return runNow(ticket, next, request, response, callback);
             case PARKED:
-                addCookie(ticket, response);
                 park(e, ticket, next, request, response, callback);
                 return true;
             default:
@@ -511,6 +515,7 @@ public class QosHandler extends Handler.Wrapper {
         }
     }
 
+    /** Adds the admission cookie of a new or renewed session to a response the wrapped handler makes. */
     private static void addCookie(Ticket ticket, Response response) {
         String cookie = ticket.setCookieHeader();
         if (cookie != null) {
@@ -525,8 +530,9 @@ public class QosHandler extends Handler.Wrapper {
         try {
             Request.addCompletionListener(request,
                     failure -> ticket.complete(Response.getContentBytesWritten(response)));
+            addCookie(ticket, response);
         } catch (Throwable x) {
-            ticket.complete();
+            ticket.decline();
             throw x;
         }
         boolean handled = next.handle(request, response, callback);
@@ -550,7 +556,7 @@ public class QosHandler extends Handler.Wrapper {
         } catch (Throwable x) {
             // Jetty answers the exception; the ticket must not stay in the queue (or keep a granted permit).
             parked.remove(p);
-            ticket.complete();
+            ticket.decline();
             throw x;
         }
         ticket.await(p);
@@ -622,6 +628,7 @@ public class QosHandler extends Handler.Wrapper {
                 return;
             }
             try {
+                addCookie(ticket, response);
                 if (!next.handle(request, response, callback)) {
                     ticket.decline();
                     Response.writeError(request, response, callback, HttpStatus.NOT_FOUND_404);

@@ -20,8 +20,9 @@ final class Refusals {
     }
 
     /**
-     * Writes the refusal and completes the callback when it is sent. Headers already set (an admission
-     * cookie) are kept. If the response is already committed, nothing is written and the callback fails.
+     * Writes the refusal and completes the callback when it is sent. Headers already set (by handlers in front)
+     * are kept; the QoS handler adds its admission cookie only to responses the wrapped handler makes. If the
+     * response is already committed, nothing is written and the callback fails.
      */
     static void write(Request request, Response response, Callback callback, Rejection rejection) {
         if (response.isCommitted()) {

@@ -33,6 +33,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -56,6 +57,8 @@ final class EmbeddedJetty implements QosServer {
     /** The test application as core handlers, to wrap or to reference from Jetty XML. */
     final Handler app = new App();
     private Supplier<QosEngine> engine;
+    /** What {@link #stopAdapter()} stops: the QoS handler, or the filter's servlet context. */
+    private Supplier<LifeCycle> adapter = this::qos;
 
     /** A started server with a {@link QosHandler} reading {@code policy} from a file in {@code dir}. */
     static EmbeddedJetty withHandler(Path dir, String policy, int maxThreads) throws Exception {
@@ -75,6 +78,7 @@ final class EmbeddedJetty implements QosServer {
             holder.setAsyncSupported(true);
             context.addServlet(holder, s.getKey());
         }
+        context.addEventListener(new TestServlets.AttributeTrap());
         QosFilter filter = new QosFilter();
         FilterHolder holder = new FilterHolder(filter);
         holder.setAsyncSupported(true);
@@ -82,6 +86,7 @@ final class EmbeddedJetty implements QosServer {
         context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
         jetty.server.setHandler(context);
         jetty.engine = filter::getEngine;
+        jetty.adapter = () -> context;
         jetty.startServer();
         return jetty;
     }
@@ -92,11 +97,14 @@ final class EmbeddedJetty implements QosServer {
         return file;
     }
 
-    /** An unstarted server with the given handler wrapped around the test application. */
+    /**
+     * An unstarted server with the given handler wrapped around the test application, and the
+     * {@link TestApp attribute trap} in front of it.
+     */
     EmbeddedJetty(QosHandler qos, int maxThreads) {
         this(maxThreads);
         qos.setHandler(app);
-        server.setHandler(qos);
+        server.setHandler(new AttributeTrap(qos));
     }
 
     /**
@@ -184,6 +192,11 @@ final class EmbeddedJetty implements QosServer {
         });
     }
 
+    @Override
+    public void stopAdapter() throws Exception {
+        adapter.get().stop();
+    }
+
     /** Stops the server and the application's threads. */
     @Override
     public void close() throws Exception {
@@ -191,6 +204,31 @@ final class EmbeddedJetty implements QosServer {
             server.stop();
         } finally {
             testApp.close();
+        }
+    }
+
+    /** The {@link TestApp attribute trap} for core handlers: wraps the request in front of the adapter. */
+    private static final class AttributeTrap extends Handler.Wrapper {
+
+        AttributeTrap(Handler handler) {
+            super(handler);
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            String trapped = request.getHeaders().get(TestApp.TRAP_HEADER);
+            if (trapped == null) {
+                return super.handle(request, response, callback);
+            }
+            return super.handle(new Request.Wrapper(request) {
+                @Override
+                public Object setAttribute(String name, Object value) {
+                    if (name.equals(trapped)) {
+                        throw new IllegalStateException("setting " + name + " failed (on purpose)");
+                    }
+                    return super.setAttribute(name, value);
+                }
+            }, response, callback);
         }
     }
 

@@ -17,9 +17,12 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.catalina.Container;
 import org.apache.catalina.Context;
 import org.apache.catalina.Engine;
+import org.apache.catalina.Lifecycle;
+import org.apache.catalina.LifecycleListener;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
@@ -58,7 +61,12 @@ public class QosValve extends ValveBase {
     private String scheduling;
     private String defaultClass;
 
+    /** The engine requests enter; null when stopped, and set to null first when the context begins to stop. */
     private volatile QosEngine engine;
+    /** The engine this start made, stopped by {@link #stopInternal()}. */
+    private QosEngine started;
+    private volatile ServletTickets.Waiting waiting;
+    private LifecycleListener withdrawBeforeStop;
     private ScheduledExecutorService ownExecutor;
 
     public QosValve() {
@@ -115,9 +123,9 @@ public class QosValve extends ValveBase {
         } catch (PolicyException e) {
             throw new LifecycleException("QosValve: bad policy: " + e.getMessage(), e);
         }
-        engine = QosEngine.create(p);
+        QosEngine e = QosEngine.create(p);
         if (getContainer() instanceof Context) {
-            ((Context) getContainer()).getServletContext().setAttribute(ENGINE_ATTRIBUTE, engine);
+            ((Context) getContainer()).getServletContext().setAttribute(ENGINE_ATTRIBUTE, e);
         }
         ScheduledExecutorService executor = utilityExecutor();
         if (executor == null) {
@@ -130,27 +138,69 @@ public class QosValve extends ValveBase {
         }
         int threads = connectorThreads();
         if (threads > 0) {
-            engine.fitToThreads(threads);
+            e.fitToThreads(threads);
         }
-        engine.start(Periodic.on(executor));
+        e.start(Periodic.on(executor));
+        started = e;
+        waiting = new ServletTickets.Waiting();
+        engine = e;
+        // A stopping Context first waits up to its unloadDelay for asynchronous requests (waiting ones are), then
+        // stops its servlets, and its valves last: answer the waiting requests before all that.
+        Container container = getContainer();
+        if (container != null) {
+            withdrawBeforeStop = event -> {
+                if (Lifecycle.BEFORE_STOP_EVENT.equals(event.getType())) {
+                    withdrawEngine();
+                }
+            };
+            container.addLifecycleListener(withdrawBeforeStop);
+        }
         warnAboutFiltersSkippedOnResume();
         log.info("servlet-qos: " + p.classes().size() + " classes, " + p.scheduling().key() + ", max-executing "
                 + p.maxExecuting() + " (policy " + policy + ")");
         super.startInternal();
     }
 
+    /**
+     * Withdraws the engine (if the context's stop has not already done so), stops it and its expiry thread, and
+     * withdraws the published engine.
+     */
     @Override
     protected void stopInternal() throws LifecycleException {
         super.stopInternal();
-        if (engine != null) {
-            engine.stop();
+        withdrawEngine();
+        if (withdrawBeforeStop != null) {
+            getContainer().removeLifecycleListener(withdrawBeforeStop);
+            withdrawBeforeStop = null;
+        }
+        if (started != null) {
+            started.stop();
+            started = null;
         }
         if (ownExecutor != null) {
             ownExecutor.shutdownNow();
+            try {
+                // so that no thread of the engine outlives the application
+                ownExecutor.awaitTermination(1, TimeUnit.SECONDS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
             ownExecutor = null;
         }
         if (getContainer() instanceof Context) {
             ((Context) getContainer()).getServletContext().removeAttribute(ENGINE_ATTRIBUTE);
+        }
+    }
+
+    /**
+     * Ends the engine's use: later requests pass straight through, and every waiting request is answered 503 with
+     * {@code Retry-After} now, while the application still runs, instead of at the container's timeout.
+     */
+    private void withdrawEngine() {
+        engine = null;
+        ServletTickets.Waiting w = waiting;
+        if (w != null) {
+            w.close();
         }
     }
 
@@ -222,15 +272,21 @@ public class QosValve extends ValveBase {
 
     @Override
     public void invoke(Request request, Response response) throws IOException, ServletException {
-        QosEngine e = engine;
-        if (e == null || request.getNote(TICKET_NOTE) != null) {
+        Object marked = request.getNote(TICKET_NOTE);
+        if (marked != null) {
             // A resumed request (our own dispatch) or one the application dispatched again: it already
             // holds its permit.
+            ServletTickets.passAgain(marked, response);
+            getNext().invoke(request, response);
+            return;
+        }
+        QosEngine e = engine;
+        if (e == null) {
             getNext().invoke(request, response);
             return;
         }
         Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.serve(ticket, request, response, () -> request.setNote(TICKET_NOTE, ticket),
+        ServletTickets.serve(waiting, ticket, request, response, m -> request.setNote(TICKET_NOTE, m),
                 () -> getNext().invoke(request, response), response::getContentWritten);
     }
 

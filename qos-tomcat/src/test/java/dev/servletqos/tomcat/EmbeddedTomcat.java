@@ -58,6 +58,7 @@ final class EmbeddedTomcat implements QosServer {
             Tomcat.addServlet(context, name, e.getValue()).setAsyncSupported(true);
             context.addServletMappingDecoded(e.getKey(), name);
         }
+        context.addApplicationListener(TestServlets.AttributeTrap.class.getName());
         install.accept(context);
         try {
             tomcat.start();
@@ -133,6 +134,12 @@ final class EmbeddedTomcat implements QosServer {
     @Override
     public List<String> startedOrder() {
         return app.started();
+    }
+
+    /** Stops the context, which stops the valve or the filter in it; Tomcat and its connector keep running. */
+    @Override
+    public void stopAdapter() throws LifecycleException {
+        context.stop();
     }
 
     @Override

@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
+import org.apache.catalina.core.StandardContext;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,12 @@ class FilterOnTomcatBehaviourTest extends AdapterBehaviourSuite {
     @Override
     protected QosServer start(Path dir, String policyText, int maxThreads) throws Exception {
         return EmbeddedTomcat.withFilter(dir, policyText, maxThreads);
+    }
+
+    /** Tomcat's Context waits its unloadDelay for asynchronous requests (waiting ones are) before destroy(). */
+    @Override
+    protected Duration stopGrace() {
+        return Duration.ofMillis(((StandardContext) ((EmbeddedTomcat) server).context).getUnloadDelay());
     }
 
     @Test

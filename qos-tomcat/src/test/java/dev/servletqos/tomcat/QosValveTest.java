@@ -17,6 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.apache.catalina.Engine;
+import org.apache.coyote.http2.Http2Protocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,6 +93,36 @@ class QosValveTest {
             client.send(HttpRequest.newBuilder(URI.create(base + "/work")).build(), HttpResponse.BodyHandlers.ofString());
             // signed cookie, path glob within the application, Host, and 127.0.0.1 matching no ip rule
             assertEquals(List.of("premium", "silver", "premium", "basic"), server.startedOrder());
+        }
+    }
+
+    /**
+     * With h2c on the connector Tomcat performs the JDK client's {@code Upgrade: h2c} before the valve sees the
+     * request, which then waits for its permit as an HTTP/2 stream (without h2c, see
+     * {@code AdapterBehaviourSuite.theJdkClientsDefaultRequestsWaitLikeAnyOther}).
+     */
+    @Test
+    void aJdkClientsRequestUpgradedToH2cWaitsLikeAnyOther() throws Exception {
+        Path policy = EmbeddedTomcat.writePolicy(dir, "classes = basic\nmax-executing = 1\n");
+        QosValve valve = new QosValve();
+        valve.setPolicy(policy.toString());
+        try (EmbeddedTomcat server = new EmbeddedTomcat(dir, 10, ctx -> {
+            ((Engine) ctx.getParent().getParent()).getService().findConnectors()[0]
+                    .addUpgradeProtocol(new Http2Protocol());
+            ctx.getPipeline().addValve(valve);
+        })) {
+            String base = "http://127.0.0.1:" + server.port();
+            var running = client.sendAsync(HttpRequest.newBuilder(URI.create(base + "/work?ms=1000")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            AdapterBehaviourSuite.await("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+            HttpResponse<String> r = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create(base + "/work")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), r.headers().map() + " " + r.body());
+            assertEquals(HttpClient.Version.HTTP_2, r.version(), "upgraded by the connector");
+            assertEquals(200, running.get().statusCode());
+            AdapterBehaviourSuite.await("idle", Duration.ofSeconds(10), () -> server.snapshot().executing() == 0);
+            assertEquals(0, server.snapshot().get("basic").cancelled());
+            assertTrue(server.snapshot().get("basic").waitNanos() > 0, "the upgraded request waited");
         }
     }
 
