@@ -60,8 +60,8 @@ import dev.servletqos.Settings;
  * one with more connections shows no rise as the limit grows. A back end that recovers from a slower spell shows a
  * reading more than {@value #FALL} standard errors below the slower baseline, and the baseline from before the
  * spell comes back: its later readings are above the faster back end's knee (the limit found for the slower one is
- * 1.3 times the connections, so twice the faster one's no-load time would not be seen again), and against the
- * slower baseline they let the limit grow until the back end queued 2.3 times over.
+ * about 1.3 times the connections), where its no-load time is not seen, and against the slower baseline they let
+ * the limit grow until the back end queued 2.3 times over.
  *
  * <p>Budgets: a class whose budget was the whole limit keeps the whole new limit (the default: every class may
  * use every permit, strict priority decides); other budgets stay as set, clamped to the limit by the engine.
@@ -102,8 +102,9 @@ final class CapacityLaw implements ControlLaw {
     /** The most a cut after the first of a streak takes off the limit. */
     static final double LATER_CUT = 0.7;
     /**
-     * Standard errors a reading's mean must stand below the baseline for the back end to have recovered from a
-     * slower spell; at this distance no reading of a back end that did not change comes near it.
+     * Standard errors a reading's mean must stand below a slower spell's baseline for the back end to have recovered.
+     * A back end that did not change reads that low about once in forty readings below its knee, and almost never
+     * at the limit the law keeps it at (above the knee); a wrong return is undone by the cuts it starts.
      */
     static final double FALL = 2;
 
