@@ -181,7 +181,7 @@ class AdmissionTest {
         t.complete();
 
         String basicTier = cookieValue(engine.tierCookies().setCookieHeader("basic", "mallory"));
-        String forgedPremium = basicTier.replace("v1.basic.", "v1.premium.");
+        String forgedPremium = basicTier.replace("v2.basic.", "v2.premium.");
         Ticket forged = engine.enter(TestRequest.get("/").cookie("QOSTIER", forgedPremium), clock.nanoTime());
         assertEquals("basic", forged.serviceClass());
         forged.complete();

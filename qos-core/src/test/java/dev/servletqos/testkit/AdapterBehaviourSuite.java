@@ -463,6 +463,35 @@ public abstract class AdapterBehaviourSuite {
         stopped.close();
     }
 
+    /**
+     * Cookies named with the {@code __Host-} prefix (issue 11, finding 8): the admission cookie a browser receives is
+     * {@code Secure} with {@code Path=/} and no {@code Domain}, as the prefix demands, and both cookies come back
+     * through the container under their prefixed names: the tier cookie classifies, the admission cookie keeps the
+     * session admitted.
+     */
+    @Test
+    protected void hostPrefixedCookiesAreSecureAndAreReadBack() throws Exception {
+        start("rule.2.type = tier-cookie\ntier-cookie.secret = suite-secret-0123456789abcdef\n"
+                + "tier-cookie.name = __Host-QOSTIER\nsession-cookie.name = __Host-QOSSESSION\n");
+        String tier = server.engine().tierCookies().issue("premium", "alice");
+        HttpResponse<String> first = client.send(request("/work").header("Cookie", "__Host-QOSTIER=" + tier).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals("ok premium", first.body(), "classified by the prefixed tier cookie");
+        List<String> cookies = first.headers().allValues("Set-Cookie");
+        assertEquals(1, cookies.size(), cookies.toString());
+        String admission = cookies.get(0);
+        assertTrue(admission.startsWith("__Host-QOSSESSION="), admission);
+        assertTrue(admission.contains("; Path=/; Secure;"), admission);
+        assertTrue(!admission.contains("Domain"), admission);
+
+        String value = admission.substring(admission.indexOf('=') + 1, admission.indexOf(';'));
+        HttpResponse<String> again = client.send(request("/work").header("Cookie", "__Host-QOSSESSION=" + value)
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals("ok premium", again.body(), "the session keeps its class by its prefixed admission cookie");
+        assertTrue(again.headers().allValues("Set-Cookie").isEmpty(), again.headers().map().toString());
+        assertEquals(1, server.snapshot().get("premium").sessionsAdmitted(), "one session, admitted once");
+    }
+
     // ---- helpers for the scenarios and for subclasses' own tests
 
     /** A refusal admits nobody: it carries no admission cookie (nor any other the adapter would set). */

@@ -75,6 +75,14 @@ class QosValveStartTest {
         assertTrue(m.contains("max-executting"), m);
     }
 
+    /** Issue 11, finding 8: the key and the length, never the secret. */
+    @Test
+    void aShortSecretIsNamedByKeyAndLengthButNotShown() throws Exception {
+        String m = failure("classes = premium, basic\ntier-cookie.secret = hunter2-hunter\n");
+        assertTrue(m.contains("tier-cookie.secret = (hidden, 14 bytes): must be at least 16 bytes"), m);
+        assertTrue(!m.contains("hunter2"), m);
+    }
+
     @Test
     void aMissingPolicyFileIsNamed() throws Exception {
         QosValve valve = new QosValve();
