@@ -100,14 +100,15 @@ public class QosFilter implements Filter {
     public void init(FilterConfig config) throws ServletException {
         servletContext = config.getServletContext();
         QosPolicy policy;
+        QosEngine e;
         try {
             policy = loadPolicy(config);
+            e = QosEngine.create(policy);
             checkLaterFiltersSeeResumedRequests(config);
         } catch (PolicyException ex) {
             throw new ServletException("servlet-qos filter " + config.getFilterName() + ": bad policy: "
                     + ex.getMessage(), ex);
         }
-        QosEngine e = QosEngine.create(policy);
         if (servletContext.getAttribute(ENGINE_ATTRIBUTE) != null) {
             servletContext.log("servlet-qos: WARNING: another adapter already published an engine in this "
                     + "context; requests now pass two QoS gates. Install one adapter per application.");

@@ -243,14 +243,14 @@ public abstract class AdapterBehaviourSuite {
         HttpResponse<String> full = client.send(request("/work").header("Accept", "application/json").build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(503, full.statusCode());
-        assertEquals("7", full.headers().firstValue("Retry-After").orElse(null));
+        assertRetryAfter(7, full);
         assertTrue(full.body().contains("\"reason\":\"queue-full\""), full.body());
         assertNoAdmissionCookie(full);
 
         for (CompletableFuture<HttpResponse<String>> w : List.of(w1, w2)) {
             HttpResponse<String> r = w.get();
             assertEquals(503, r.statusCode(), "expired after its maximum wait");
-            assertEquals("7", r.headers().firstValue("Retry-After").orElse(null));
+            assertRetryAfter(7, r);
             assertTrue(r.body().contains("Server busy"), r.body());
             assertNoAdmissionCookie(r);
         }
@@ -333,7 +333,7 @@ public abstract class AdapterBehaviourSuite {
         HttpResponse<String> newBasic = client.send(request("/work").header("Accept", "text/html").build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(503, newBasic.statusCode());
-        assertEquals("30", newBasic.headers().firstValue("Retry-After").orElse(null));
+        assertRetryAfter(30, newBasic);
         assertTrue(newBasic.body().contains("cannot start a new visit"), newBasic.body());
         assertTrue(newBasic.headers().firstValue("Set-Cookie").isEmpty(), "a refused session is not admitted");
 
@@ -493,6 +493,19 @@ public abstract class AdapterBehaviourSuite {
     }
 
     // ---- helpers for the scenarios and for subclasses' own tests
+
+    /**
+     * The refusal's {@code Retry-After} is the configured {@code admission.retry-after} with the engine's jitter:
+     * times 0.75..1.25, rounded up (7 s gives 6 to 9 s).
+     */
+    public static void assertRetryAfter(int configuredSeconds, HttpResponse<?> refusal) {
+        String header = refusal.headers().firstValue("Retry-After").orElse(null);
+        assertNotNull(header, "no Retry-After: " + refusal.headers().map());
+        long seconds = Long.parseLong(header);
+        assertTrue(seconds >= (long) Math.ceil(configuredSeconds * 0.75)
+                && seconds <= (long) Math.ceil(configuredSeconds * 1.25),
+                "Retry-After " + seconds + " for a configured " + configuredSeconds + " s, jittered by 0.75..1.25");
+    }
 
     /** A refusal admits nobody: it carries no admission cookie (nor any other the adapter would set). */
     protected static void assertNoAdmissionCookie(HttpResponse<?> refusal) {

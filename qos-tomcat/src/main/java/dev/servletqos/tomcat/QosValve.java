@@ -138,12 +138,13 @@ public class QosValve extends ValveBase {
     @Override
     protected void startInternal() throws LifecycleException {
         QosPolicy p;
+        QosEngine e;
         try {
             p = loadPolicy();
-        } catch (PolicyException e) {
-            throw new LifecycleException("QosValve: bad policy: " + e.getMessage(), e);
+            e = QosEngine.create(p);
+        } catch (PolicyException ex) {
+            throw new LifecycleException("QosValve: bad policy: " + ex.getMessage(), ex);
         }
-        QosEngine e = QosEngine.create(p);
         if (getContainer() instanceof Context) {
             ((Context) getContainer()).getServletContext().setAttribute(ENGINE_ATTRIBUTE, e);
         }

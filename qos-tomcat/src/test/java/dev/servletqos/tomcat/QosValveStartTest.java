@@ -83,6 +83,13 @@ class QosValveStartTest {
         assertTrue(!m.contains("hunter2"), m);
     }
 
+    /** Issue 11, finding 10: a session table that could not fit half of the heap. */
+    @Test
+    void aSessionTableTooLargeForTheHeapIsNamed() throws Exception {
+        String m = failure("classes = premium, basic\nsession-table.max-entries = 100000000\n");
+        assertTrue(m.contains("session-table.max-entries = 100000000: "), m);
+    }
+
     @Test
     void aMissingPolicyFileIsNamed() throws Exception {
         QosValve valve = new QosValve();
