@@ -175,7 +175,7 @@ class FiltersSkippedOnResumeTest {
     /** Closes the embedded Tomcat after waiting for its engine to drain. */
     private record AutoCloseableTomcat(EmbeddedTomcat tomcat) implements AutoCloseable {
         @Override
-        public void close() throws Exception {
+        public void close() throws LifecycleException {
             try {
                 AdapterBehaviourSuite.await("idle", Duration.ofSeconds(20),
                         () -> tomcat.snapshot().executing() == 0 && tomcat.snapshot().queued() == 0);
