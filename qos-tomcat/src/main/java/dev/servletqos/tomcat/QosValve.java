@@ -262,6 +262,9 @@ public class QosValve extends ValveBase {
             return;
         }
         withdrawEngine();
+        if (started != null) {
+            started.stop(); // the failed Context may stay deployed: no sweep runs for it meanwhile
+        }
         throw new IllegalStateException("QosValve: " + problem + " Add <dispatcher>ASYNC</dispatcher> to their "
                 + "<filter-mapping> (DispatcherType.ASYNC in addMappingForUrlPatterns or @WebFilter(dispatcherTypes),"
                 + " setDispatcherTypes on a Spring Boot FilterRegistrationBean), or, if skipping them is harmless, set "
