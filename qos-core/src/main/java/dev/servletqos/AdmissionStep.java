@@ -36,7 +36,7 @@ interface AdmissionStep {
         if ((lane.totalQueuedTrigger > 0 && s.queued() >= lane.totalQueuedTrigger)
                 || (lane.higherQueuedTrigger > 0 && s.queuedAbove(lane.index) >= lane.higherQueuedTrigger)) {
             lane.sessionsRefusedQueued++;
-            return s.rejections().sessionQueued;
+            return s.rejections().sessionQueued();
         }
         return null;
     }
@@ -75,7 +75,7 @@ interface AdmissionStep {
         }
         lane.sessionsRefusedRate++;
         if (!s.autoAdmission()) {
-            return s.rejections().sessionRate;
+            return s.rejections().sessionRate();
         }
         double recent = lane.recentRefusals(now);
         double rate = lane.sessions.rate();
@@ -83,30 +83,71 @@ interface AdmissionStep {
     }
 
     /**
-     * The engine's refusals, made once per engine (their bodies are shared byte arrays): the fixed ones, with the
-     * policy's {@code admission.retry-after}, and the session refusals of automatic admission, one per whole
-     * number of seconds from 1 to that value, made when first needed.
+     * The engine's refusals, made when first needed and kept (their bodies are shared byte arrays): those with the
+     * policy's {@code admission.retry-after} jittered, one per whole number of seconds it can take, and the session
+     * refusals of automatic admission, one per whole number of seconds from 1 to that value.
      */
     final class Rejections {
-        final Rejection queueFull;
-        final Rejection expired;
-        final Rejection sessionQueued;
-        final Rejection sessionRate;
         private final int rejectStatus;
+        /** {@code admission.retry-after} in whole seconds, and the fewest it becomes with jitter. */
+        private final long seconds;
+        private final long fewest;
+        private final Rejection[] queueFull;
+        private final Rejection[] expired;
+        private final Rejection[] sessionQueued;
+        private final Rejection[] sessionRate;
         private final Rejection[] queuedBySeconds;
         private final Rejection[] rateBySeconds;
 
         Rejections(int rejectStatus, java.time.Duration retryAfter) {
             // Retry-After is whole seconds; round up so that 500ms is not sent as "retry at once".
-            long seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
+            this.seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
+            this.fewest = (long) Math.ceil(seconds * 0.75);
             this.rejectStatus = rejectStatus;
-            this.queueFull = new Rejection(503, seconds, Rejection.Reason.QUEUE_FULL);
-            this.expired = new Rejection(503, seconds, Rejection.Reason.EXPIRED);
-            this.sessionQueued = new Rejection(rejectStatus, seconds, Rejection.Reason.SESSION_QUEUED);
-            this.sessionRate = new Rejection(rejectStatus, seconds, Rejection.Reason.SESSION_RATE);
+            int jittered = (int) ((long) Math.ceil(seconds * 1.25) - fewest + 1); // at most 1d: 43201 slots
+            this.queueFull = new Rejection[jittered];
+            this.expired = new Rejection[jittered];
+            this.sessionQueued = new Rejection[jittered];
+            this.sessionRate = new Rejection[jittered];
             int slots = (int) Math.max(1, Math.min(seconds, 3600));
             this.queuedBySeconds = new Rejection[slots + 1];
             this.rateBySeconds = new Rejection[slots + 1];
+        }
+
+        /** A full queue: 503. */
+        Rejection queueFull() {
+            return jittered(queueFull, 503, Rejection.Reason.QUEUE_FULL);
+        }
+
+        /** A request that waited its maximum, or could not be served after all: 503. */
+        Rejection expired() {
+            return jittered(expired, 503, Rejection.Reason.EXPIRED);
+        }
+
+        /** A new session refused by the WebQoS triggers: {@code admission.reject-status}. */
+        Rejection sessionQueued() {
+            return jittered(sessionQueued, rejectStatus, Rejection.Reason.SESSION_QUEUED);
+        }
+
+        /** A new session refused by a session rate of a static policy: {@code admission.reject-status}. */
+        Rejection sessionRate() {
+            return jittered(sessionRate, rejectStatus, Rejection.Reason.SESSION_RATE);
+        }
+
+        /**
+         * The policy's retry-after times a random factor of 0.75..1.25, rounded up (10 s gives 8 to 13 s), so that
+         * the clients refused together do not all come back together; 0 stays 0.
+         */
+        private Rejection jittered(Rejection[] cache, int status, Rejection.Reason reason) {
+            double factor = 0.75 + 0.5 * java.util.concurrent.ThreadLocalRandom.current().nextDouble();
+            long s = Math.max(fewest, Math.min(fewest + cache.length - 1, (long) Math.ceil(seconds * factor)));
+            int i = (int) (s - fewest);
+            Rejection r = cache[i];
+            if (r == null) {
+                r = new Rejection(status, s, reason); // immutable: a racing second copy is harmless
+                cache[i] = r;
+            }
+            return r;
         }
 
         /** A session refusal by the queue guard, for a class expected to admit again in {@code seconds}. */

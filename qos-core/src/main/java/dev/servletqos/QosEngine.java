@@ -5,10 +5,8 @@ import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
@@ -54,14 +52,11 @@ public final class QosEngine {
     private QosEngine(QosPolicy policy, Clock clock) {
         this.policy = policy;
         this.clock = clock;
-        String secret = policy.secret() != null ? policy.secret() : randomSecret();
-        this.tierCookies = TierCookies.create(policy.tierCookieName(), secret, policy.previousSecret(),
-                policy.tierCookieMaxAge(), clock);
-        Signer signer = new Signer(Signer.secretBytes(secret),
-                policy.previousSecret() == null ? null : Signer.secretBytes(policy.previousSecret()));
+        this.tierCookies = TierCookies.forPolicy(policy, clock);
         this.sessionCookieName = policy.sessionCookieName();
-        this.sessions = new SessionTable(policy,
-                new SessionCookies(sessionCookieName, signer, policy.sessionMaxAge(), clock), clock);
+        // one signer for both kinds of cookie: the signature domain keeps them apart
+        this.sessions = new SessionTable(policy, new SessionCookies(sessionCookieName, tierCookies.signer(),
+                policy.sessionMaxAge(), policy.sessionCookieSecure(), clock), clock);
         this.scheduler = new Scheduler(policy, initialSettings(policy), clock);
         this.classifier = new Classifier(policy, tierCookies);
         this.control = new ControlLoop(this);
@@ -88,14 +83,6 @@ public final class QosEngine {
             throw new NullPointerException("policy and clock are required");
         }
         return new QosEngine(policy, clock);
-    }
-
-    // Without a configured secret the admission cookies are signed with a key only this JVM knows: sessions
-    // stay admitted on this node, and another node (or a restart) admits them anew.
-    private static String randomSecret() {
-        byte[] b = new byte[32];
-        new SecureRandom().nextBytes(b);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
     /** {@link #enter(RequestView, long)} at the clock's current time. */

@@ -155,7 +155,7 @@ final class Scheduler {
     }
 
     Rejection expiredRejection() {
-        return rejections.expired;
+        return rejections.expired();
     }
 
     long maxWaitNanos(int index) {
@@ -248,7 +248,7 @@ final class Scheduler {
         } else if (lane.queued >= lane.maxQueue) {
             lane.rejected++;
             lane.queueFull++;
-            t.rejectWith(rejections.queueFull);
+            t.rejectWith(rejections.queueFull());
             t.state = State.REJECTED;
             return;
         } else {
@@ -341,6 +341,7 @@ final class Scheduler {
             Lane lane = lanes[t.classIndex];
             t.claimNotification();
             unlinkLocked(t, lane);
+            t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
                 lane.expired++;
@@ -377,6 +378,7 @@ final class Scheduler {
             Ticket h;
             while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
                 unlinkLocked(h, lane);
+                h.rejectWith(rejections.expired());
                 h.state = State.EXPIRED;
                 lane.expired++;
                 h.readyNext = ready;

@@ -1,6 +1,7 @@
 package dev.servletqos;
 
 import dev.servletqos.TierCookies.Verified.Status;
+import dev.servletqos.policy.QosPolicy;
 import java.security.SecureRandom;
 import java.time.Duration;
 
@@ -35,6 +36,7 @@ final class SessionCookies {
     private final String cookieName;
     private final Signer signer;
     private final long maxAgeSeconds;
+    private final boolean secure;
     private final Clock clock;
 
     /**
@@ -43,11 +45,17 @@ final class SessionCookies {
      * @param maxAge the longest admission one cookie carries, whole seconds (the fraction is dropped), from 1
      *     second to 400 days; a later admitted-until is shortened to now + maxAge, so no caller can mint
      *     an admission that outlives the configured lifetime
+     * @param secure whether the cookies carry the {@code Secure} attribute
      * @param clock the source of wall-clock seconds
-     * @throws IllegalArgumentException if a parameter is null or out of range; the message names it
+     * @throws IllegalArgumentException if a parameter is null or out of range, or {@code secure} is false for a
+     *     name with the {@code __Host-} or {@code __Secure-} prefix; the message names it
      */
-    SessionCookies(String cookieName, Signer signer, Duration maxAge, Clock clock) {
+    SessionCookies(String cookieName, Signer signer, Duration maxAge, boolean secure, Clock clock) {
         this.cookieName = SignedToken.checkCookieName(cookieName);
+        if (!secure && QosPolicy.requiresSecure(cookieName)) {
+            throw new IllegalArgumentException("secure must be true for a cookie named " + cookieName);
+        }
+        this.secure = secure;
         if (signer == null) {
             throw new IllegalArgumentException("signer must not be null");
         }
@@ -61,6 +69,11 @@ final class SessionCookies {
         this.signer = signer;
         this.maxAgeSeconds = seconds;
         this.clock = clock;
+    }
+
+    /** {@link #SessionCookies(String, Signer, Duration, boolean, Clock)}, secure only for a prefixed name. */
+    SessionCookies(String cookieName, Signer signer, Duration maxAge, Clock clock) {
+        this(cookieName, signer, maxAge, QosPolicy.requiresSecure(cookieName), clock);
     }
 
     /** The cookie's name. */
@@ -87,13 +100,15 @@ final class SessionCookies {
      *     request input)
      */
     String issue(String serviceClass, String sessionId, long admittedUntilEpochSecond) {
-        long until = Math.max(0, cap(admittedUntilEpochSecond, clock.epochSecond()));
-        return SignedToken.format(signer, DOMAIN, serviceClass, "sessionId", sessionId, until);
+        long now = clock.epochSecond();
+        long until = Math.max(0, cap(admittedUntilEpochSecond, now));
+        return SignedToken.format(signer, DOMAIN, serviceClass, "sessionId", sessionId, Math.max(0, now), until);
     }
 
     /**
      * The whole {@code Set-Cookie} header value for {@code value}:
-     * {@code NAME=VALUE; Max-Age=N; Path=/; HttpOnly; SameSite=Lax}, where N is
+     * {@code NAME=VALUE; Max-Age=N; Path=/; HttpOnly; SameSite=Lax} ({@code Secure} after the path when the cookies
+     * are secure), where N is
      * {@code admittedUntil - now} in seconds, at least 0 and at most maxAge.
      *
      * @param value a value from {@link #issue}
@@ -107,17 +122,18 @@ final class SessionCookies {
         }
         long now = clock.epochSecond();
         long maxAge = Math.max(0, cap(admittedUntilEpochSecond, now) - now);
-        return SignedToken.setCookieHeader(cookieName, value, maxAge);
+        return SignedToken.setCookieHeader(cookieName, value, maxAge, secure);
     }
 
     /**
-     * Checks a cookie value as it arrived in a request, against the clock's current second. Never throws.
+     * Checks a cookie value as it arrived in a request, against the clock's current second: EXPIRED once its
+     * admitted-until has passed or it is as old as the max age configured now. Never throws.
      *
      * @param value the value, or null when the request had no such cookie
      * @return the status, and the class, session id and admitted-until when it is VALID
      */
     Verified verify(String value) {
-        SignedToken.Parsed parsed = SignedToken.parse(signer, DOMAIN, value, clock.epochSecond());
+        SignedToken.Parsed parsed = SignedToken.parse(signer, DOMAIN, value, clock.epochSecond(), maxAgeSeconds);
         if (parsed.status() != Status.VALID) {
             return FAILURES[parsed.status().ordinal()];
         }

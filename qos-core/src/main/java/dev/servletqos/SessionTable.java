@@ -2,6 +2,7 @@ package dev.servletqos;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -12,6 +13,15 @@ import java.util.concurrent.atomic.LongAdder;
  * then remembered; a forged or broken one costs a signature check and no memory. Thread-safe.
  */
 final class SessionTable {
+
+    /**
+     * Heap one admitted session takes in the table, in bytes, as assumed for the bound on
+     * {@code session-table.max-entries}: the cache's node and map entry, the cookie value that keys it (about 120
+     * characters), the {@link Session} and its 22-character id. {@code SessionTableFootprintTest} measures it on the
+     * JVM the tests run on (a 64-bit JDK 17 with compressed references measured 362 bytes); this is that
+     * figure rounded up with room for JVMs without compressed references.
+     */
+    static final long ENTRY_BYTES = 512;
 
     /** An admitted session: its class, its id and until when the cookie the client holds is valid. */
     record Session(int classIndex, String id, long admittedUntil) {
@@ -24,7 +34,12 @@ final class SessionTable {
     private final long maxAgeSeconds;
     private final LongAdder[] cookieResults = Classifier.newAdders(TierCookies.Verified.Status.values().length);
 
+    /**
+     * @throws PolicyException if a full table would take more than half of the JVM's maximum heap, naming
+     *     {@code session-table.max-entries}, its value and the largest that fits
+     */
     SessionTable(QosPolicy policy, SessionCookies cookies, Clock clock) {
+        checkFits(policy.sessionTableMaxEntries(), Runtime.getRuntime().maxMemory());
         this.policy = policy;
         this.cookies = cookies;
         this.clock = clock;
@@ -82,6 +97,22 @@ final class SessionTable {
         String value = cookies.issue(policy.classes().get(classIndex).name(), id, until);
         sessions.put(value, new Session(classIndex, id, until));
         return cookies.setCookieHeader(value, until);
+    }
+
+    /** The most sessions whose table, full, takes at most half of a heap of {@code maxHeapBytes}. */
+    static long largestFitting(long maxHeapBytes) {
+        return maxHeapBytes / 2 / ENTRY_BYTES;
+    }
+
+    private static void checkFits(long maxEntries, long maxHeapBytes) {
+        long largest = largestFitting(maxHeapBytes);
+        if (maxEntries > largest) {
+            long mb = 1024 * 1024;
+            throw new PolicyException("session-table.max-entries", Long.toString(maxEntries), "a full table takes "
+                    + "about " + maxEntries * ENTRY_BYTES / mb + " MB at " + ENTRY_BYTES + " bytes per session, more "
+                    + "than half of this JVM's maximum heap (-Xmx " + maxHeapBytes / mb + " MB); at most " + largest
+                    + " fit here: lower it, or raise -Xmx");
+        }
     }
 
     long size() {

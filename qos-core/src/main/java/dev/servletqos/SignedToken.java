@@ -14,7 +14,7 @@ import java.time.Duration;
  * helpers both cookie codecs use.
  *
  * <pre>
- * v1.&lt;class&gt;.&lt;b64url(id)&gt;.&lt;expiresEpochSecond&gt;.&lt;signature&gt;
+ * v2.&lt;class&gt;.&lt;b64url(id)&gt;.&lt;issuedEpochSecond&gt;.&lt;expiresEpochSecond&gt;.&lt;signature&gt;
  * </pre>
  *
  * <ul>
@@ -22,6 +22,9 @@ import java.time.Duration;
  *       {@code '-'} or {@code '_'};
  *   <li>{@code id}: a subject or session id, 1 to {@value #MAX_ID_BYTES} bytes of UTF-8, base64url without
  *       padding;
+ *   <li>{@code issued}: when the token was made, seconds since the epoch, decimal, non-negative: the verifier
+ *       checks the token's age against the max age configured now, so that lowering the max age shortens the
+ *       life of tokens already issued;
  *   <li>{@code expires}: seconds since the epoch, decimal, non-negative;
  *   <li>{@code signature}: {@link Signer#sign} of the token kind's domain and everything before the last
  *       {@code '.'}.
@@ -41,22 +44,23 @@ final class SignedToken {
     static final int MAX_CLASS_LENGTH = ClassPolicy.MAX_NAME_LENGTH;
     static final int MAX_ID_BYTES = 128;
 
-    private static final String VERSION = "v1";
+    private static final String VERSION = "v2";
+    private static final int DOTS = 5;
     /** {@code Long.MAX_VALUE} has 19 digits. */
     private static final int MAX_EXPIRES_DIGITS = 19;
 
     /**
-     * A parsed token. {@code serviceClass} and {@code id} are null and {@code expires} is 0 unless the
-     * status is {@link Status#VALID}.
+     * A parsed token. {@code serviceClass} and {@code id} are null and {@code issued} and {@code expires} are 0
+     * unless the status is {@link Status#VALID}.
      */
-    record Parsed(Status status, String serviceClass, String id, long expires) {
+    record Parsed(Status status, String serviceClass, String id, long issued, long expires) {
     }
 
     private static final Parsed[] FAILURES = new Parsed[Status.values().length];
 
     static {
         for (Status status : Status.values()) {
-            FAILURES[status.ordinal()] = new Parsed(status, null, null, 0);
+            FAILURES[status.ordinal()] = new Parsed(status, null, null, 0, 0);
         }
     }
 
@@ -67,26 +71,34 @@ final class SignedToken {
      * Formats and signs a token.
      *
      * @param idName the caller's name for the id ({@code "subject"}, {@code "sessionId"}), for messages
-     * @throws IllegalArgumentException if the class or the id breaks the format, or {@code expires} is
-     *     negative; these come from the application or the engine, never from a request
+     * @param issued when the token is made (now), seconds since the epoch
+     * @throws IllegalArgumentException if the class or the id breaks the format, or {@code issued} or
+     *     {@code expires} is negative; these come from the application or the engine, never from a request
      */
-    static String format(Signer signer, String domain, String serviceClass, String idName, String id, long expires) {
+    static String format(Signer signer, String domain, String serviceClass, String idName, String id, long issued,
+            long expires) {
         checkServiceClass(serviceClass);
         byte[] idBytes = idBytes(idName, id);
-        if (expires < 0) {
-            throw new IllegalArgumentException("expiry must not be negative, was " + expires);
+        if (expires < 0 || issued < 0) {
+            throw new IllegalArgumentException("issue time and expiry must not be negative, were " + issued + " and "
+                    + expires);
         }
-        String payload = VERSION + '.' + serviceClass + '.' + Base64Url.encode(idBytes) + '.' + expires;
+        String payload = VERSION + '.' + serviceClass + '.' + Base64Url.encode(idBytes) + '.' + issued + '.'
+                + expires;
         return payload + '.' + signer.sign(domain, payload);
     }
 
     /**
      * Parses and checks a token, in this order: null is MISSING; more than {@value #MAX_LENGTH} chars is
      * OVERSIZED; anything that breaks the format is MALFORMED; a signature that does not verify under
-     * {@code domain} is FORGED; {@code expires <= nowEpochSecond} is EXPIRED; otherwise VALID. The
-     * signature is checked before the expiry, so a forged expired token is FORGED. Never throws.
+     * {@code domain} is FORGED; {@code expires <= nowEpochSecond}, or an age of {@code maxAgeSeconds} or more
+     * ({@code issued + maxAgeSeconds <= nowEpochSecond}), is EXPIRED; otherwise VALID. The signature is checked
+     * before the expiry, so a forged expired token is FORGED. Never throws.
+     *
+     * @param maxAgeSeconds the longest age a token may have now, whatever expiry it carries: the max age the
+     *     configuration gives today, which may be shorter than the one the token was issued under
      */
-    static Parsed parse(Signer signer, String domain, String value, long nowEpochSecond) {
+    static Parsed parse(Signer signer, String domain, String value, long nowEpochSecond, long maxAgeSeconds) {
         if (value == null) {
             return FAILURES[Status.MISSING.ordinal()];
         }
@@ -94,7 +106,7 @@ final class SignedToken {
         if (length > MAX_LENGTH) {
             return FAILURES[Status.OVERSIZED.ordinal()];
         }
-        int[] dots = new int[4];
+        int[] dots = new int[DOTS];
         int dotCount = 0;
         for (int i = 0; i < length; i++) {
             char c = value.charAt(i);
@@ -120,14 +132,16 @@ final class SignedToken {
         if (id == null || id.length == 0 || id.length > MAX_ID_BYTES) {
             return FAILURES[Status.MALFORMED.ordinal()];
         }
-        long expires = parseExpires(value, dots[2] + 1, dots[3]);
-        if (expires < 0 || dots[3] == length - 1) {
+        long issued = parseSeconds(value, dots[2] + 1, dots[3]);
+        long expires = parseSeconds(value, dots[3] + 1, dots[4]);
+        if (issued < 0 || expires < 0 || dots[4] == length - 1) {
             return FAILURES[Status.MALFORMED.ordinal()];
         }
-        if (!signer.verify(domain, value.substring(0, dots[3]), value.substring(dots[3] + 1))) {
+        if (!signer.verify(domain, value.substring(0, dots[4]), value.substring(dots[4] + 1))) {
             return FAILURES[Status.FORGED.ordinal()];
         }
-        if (expires <= nowEpochSecond) {
+        // issued is at most Long.MAX_VALUE and the age compared without adding to it, so nothing overflows
+        if (expires <= nowEpochSecond || (nowEpochSecond >= issued && nowEpochSecond - issued >= maxAgeSeconds)) {
             return FAILURES[Status.EXPIRED.ordinal()];
         }
         // only a holder of the secret can get here with bytes that are not UTF-8; refuse rather than
@@ -136,7 +150,7 @@ final class SignedToken {
         if (idText == null) {
             return FAILURES[Status.MALFORMED.ordinal()];
         }
-        return new Parsed(Status.VALID, value.substring(dots[0] + 1, dots[1]), idText, expires);
+        return new Parsed(Status.VALID, value.substring(dots[0] + 1, dots[1]), idText, issued, expires);
     }
 
     /** @throws IllegalArgumentException naming {@code serviceClass} and the value */
@@ -174,12 +188,23 @@ final class SignedToken {
     }
 
     /**
-     * A whole {@code Set-Cookie} header value: {@code NAME=VALUE; Max-Age=N; Path=/; HttpOnly; SameSite=Lax}.
-     * HttpOnly because no script needs the cookie; Lax so that a returning user following a link from
-     * elsewhere is still recognised.
+     * A whole {@code Set-Cookie} header value: {@code NAME=VALUE; Max-Age=N; Path=/; HttpOnly; SameSite=Lax}, with
+     * {@code Secure} after the path when asked. HttpOnly because no script needs the cookie; Lax so that a
+     * returning user following a link from elsewhere is still recognised; {@code Path=/} and no {@code Domain}, so
+     * that a {@code __Host-} name is accepted by browsers.
      */
-    static String setCookieHeader(String cookieName, String value, long maxAgeSeconds) {
-        return cookieName + '=' + value + "; Max-Age=" + maxAgeSeconds + "; Path=/; HttpOnly; SameSite=Lax";
+    static String setCookieHeader(String cookieName, String value, long maxAgeSeconds, boolean secure) {
+        return cookieName + '=' + value + "; Max-Age=" + maxAgeSeconds + "; Path=/" + (secure ? "; Secure" : "")
+                + "; HttpOnly; SameSite=Lax";
+    }
+
+    /**
+     * Whether a cookie of this name must be {@code Secure}: a name with the {@code __Secure-} or {@code __Host-}
+     * prefix (RFC 6265bis, which compares the prefixes ignoring case), which browsers refuse to store otherwise.
+     */
+    static boolean needsSecure(String cookieName) {
+        return cookieName != null && (cookieName.regionMatches(true, 0, "__Secure-", 0, 9)
+                || cookieName.regionMatches(true, 0, "__Host-", 0, 7));
     }
 
     /** Whole seconds of a max age, or -1 if it is null, under 1 s or over {@code maxSeconds}. */
@@ -230,7 +255,7 @@ final class SignedToken {
     }
 
     /** Digits only, 1 to 19 of them, no overflow; -1 otherwise. */
-    private static long parseExpires(String value, int from, int to) {
+    private static long parseSeconds(String value, int from, int to) {
         int digits = to - from;
         if (digits < 1 || digits > MAX_EXPIRES_DIGITS) {
             return -1;

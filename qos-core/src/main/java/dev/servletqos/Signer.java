@@ -1,8 +1,11 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.SigningKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.function.Supplier;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -26,7 +29,7 @@ import javax.crypto.spec.SecretKeySpec;
 final class Signer {
 
     /** Minimum secret length in bytes: 128 bits. */
-    static final int MIN_SECRET_BYTES = 16;
+    static final int MIN_SECRET_BYTES = QosPolicy.MIN_SECRET_BYTES;
 
     private static final String ALGORITHM = "HmacSHA256";
     private static final int SIGNATURE_BYTES = 32;
@@ -48,6 +51,20 @@ final class Signer {
     Signer(byte[] currentSecret, byte[] previousSecret) {
         this.current = macs(checkSecret("currentSecret", currentSecret));
         this.previous = previousSecret == null ? null : macs(checkSecret("previousSecret", previousSecret));
+    }
+
+    /**
+     * A signer with a policy's keys, which hands out keyed {@link Mac}s but never the secrets.
+     *
+     * @throws IllegalArgumentException if no secret is {@link SigningKeys#configured() configured}
+     * @throws IllegalStateException if the JDK offers no HmacSHA256
+     */
+    Signer(SigningKeys keys) {
+        if (!keys.configured()) {
+            throw new IllegalArgumentException("keys must have a secret");
+        }
+        this.current = macs(keys::newCurrentMac);
+        this.previous = keys.hasPrevious() ? macs(keys::newPreviousMac) : null;
     }
 
     /** The UTF-8 bytes of a secret given as text; the caller may zero the array once a Signer holds it. */
@@ -118,8 +135,12 @@ final class Signer {
 
     private static ThreadLocal<Mac> macs(byte[] secret) {
         SecretKeySpec key = new SecretKeySpec(secret, ALGORITHM); // copies the bytes
-        newMac(key); // fail at construction, not on the first request
-        return ThreadLocal.withInitial(() -> newMac(key));
+        return macs(() -> newMac(key));
+    }
+
+    private static ThreadLocal<Mac> macs(Supplier<Mac> newMac) {
+        newMac.get(); // fail at construction, not on the first request
+        return ThreadLocal.withInitial(newMac);
     }
 
     private static Mac newMac(SecretKeySpec key) {

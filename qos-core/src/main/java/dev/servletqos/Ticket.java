@@ -113,7 +113,8 @@ public final class Ticket {
     public Rejection rejection() {
         State s = state;
         if (s == State.EXPIRED || s == State.CANCELLED) {
-            return scheduler.expiredRejection();
+            Rejection r = rejection; // set before the state, by the scheduler
+            return r != null ? r : scheduler.expiredRejection();
         }
         return s == State.REJECTED ? rejection : null;
     }

@@ -1,5 +1,8 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.SigningKeys;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 
@@ -10,14 +13,19 @@ import java.util.Arrays;
  * <p>It carries the service class, the subject (the user) and an expiry, typically days or months
  * ahead. Because it outlives sessions, a returning premium user is recognised on the very first request of
  * a new session, before any session exists, which is the request that session admission decides on under
- * overload. The value has the form {@code v1.<class>.<b64url(subject)>.<expiresEpochSecond>.<signature>},
- * signed in the domain {@code "tier"}, so it never passes as an admission cookie of the engine even when
- * both share a secret.
+ * overload. The value has the form
+ * {@code v2.<class>.<b64url(subject)>.<issuedEpochSecond>.<expiresEpochSecond>.<signature>}, signed in the domain
+ * {@code "tier"}, so it never passes as an admission cookie of the engine even when both share a secret.
+ *
+ * <p>The max age given at creation (the policy's {@code tier-cookie.max-age}) is the longest any tier cookie lives:
+ * a cookie older than it is expired whatever expiry it carries, so lowering it shortens the cookies already
+ * issued, and a cookie asked for with a longer max age gets this one.
  *
  * <p>At login, the application adds the header:
  *
  * <pre>{@code
- * TierCookies tiers = TierCookies.create("qos_tier", secret, null, Duration.ofDays(30), Clock.system());
+ * TierCookies tiers = TierCookies.create("qos_tier", secret, null, Duration.ofDays(30), Clock.system())
+ *         .withSecure(true);
  * response.addHeader("Set-Cookie", tiers.setCookieHeader("premium", user.id()));
  * }</pre>
  *
@@ -47,13 +55,15 @@ public final class TierCookies {
 
     private final String cookieName;
     private final Signer signer;
-    private final long defaultMaxAgeSeconds;
+    private final long maxAgeSeconds;
+    private final boolean secure;
     private final Clock clock;
 
-    private TierCookies(String cookieName, Signer signer, long defaultMaxAgeSeconds, Clock clock) {
+    private TierCookies(String cookieName, Signer signer, long maxAgeSeconds, boolean secure, Clock clock) {
         this.cookieName = cookieName;
         this.signer = signer;
-        this.defaultMaxAgeSeconds = defaultMaxAgeSeconds;
+        this.maxAgeSeconds = maxAgeSeconds;
+        this.secure = secure;
         this.clock = clock;
     }
 
@@ -64,9 +74,11 @@ public final class TierCookies {
      * @param secret the signing secret, at least 16 bytes of UTF-8; keep it out of source control
      * @param previousSecret a secret still accepted when verifying, during a key rotation; null for none
      *     (at least 16 bytes of UTF-8 otherwise)
-     * @param defaultMaxAge how long a cookie issued without an explicit max age lasts; whole seconds
-     *     (the fraction is dropped), from 1 second to 400 days
+     * @param defaultMaxAge how long a cookie issued without an explicit max age lasts, and the oldest a cookie may
+     *     be to verify; whole seconds (the fraction is dropped), from 1 second to 400 days
      * @param clock the source of wall-clock seconds for expiries; {@link Clock#system()} in production
+     * @return the codec; its cookies are {@code Secure} when the name has the {@code __Host-} or
+     *     {@code __Secure-} prefix, else not ({@link #withSecure(boolean)})
      * @throws IllegalArgumentException if a parameter is null (other than {@code previousSecret}) or out of
      *     range; the message names the parameter and the bad value, but only the length of a secret
      * @throws IllegalStateException if the JDK offers no HmacSHA256
@@ -83,7 +95,8 @@ public final class TierCookies {
             throw new IllegalArgumentException("clock must not be null");
         }
         try {
-            return new TierCookies(cookieName, new Signer(current, previous), maxAgeSeconds, clock);
+            return new TierCookies(cookieName, new Signer(current, previous), maxAgeSeconds,
+                    QosPolicy.requiresSecure(cookieName), clock);
         } finally {
             // the Signer holds its own copies; do not leave more of the secret on the heap than needed
             Arrays.fill(current, (byte) 0);
@@ -93,9 +106,63 @@ public final class TierCookies {
         }
     }
 
+    /**
+     * The codec of a policy: its {@code tier-cookie.name}, {@code tier-cookie.max-age}, {@code tier-cookie.secure}
+     * and signing keys, or, when it has no {@code tier-cookie.secret}, a random key of this codec alone (its
+     * cookies then verify nowhere else). An engine's own codec is {@link QosEngine#tierCookies()}.
+     *
+     * @throws IllegalStateException if the JDK offers no HmacSHA256
+     */
+    public static TierCookies forPolicy(QosPolicy policy, Clock clock) {
+        if (policy == null || clock == null) {
+            throw new IllegalArgumentException("policy and clock must not be null");
+        }
+        SigningKeys keys = policy.signingKeys();
+        Signer signer = keys.configured() ? new Signer(keys) : randomSigner();
+        return new TierCookies(policy.tierCookieName(), signer, policy.tierCookieMaxAge().getSeconds(),
+                policy.tierCookieSecure(), clock);
+    }
+
+    // Without a configured secret, cookies are signed with a key only this JVM knows: they verify on this node
+    // until it restarts.
+    private static Signer randomSigner() {
+        byte[] b = new byte[32];
+        new SecureRandom().nextBytes(b);
+        try {
+            return new Signer(b, null);
+        } finally {
+            Arrays.fill(b, (byte) 0);
+        }
+    }
+
+    /**
+     * The same codec with cookies that carry the {@code Secure} attribute, or not: a browser then sends them over
+     * HTTPS only.
+     *
+     * @throws IllegalArgumentException if {@code secure} is false and the name has the {@code __Host-} or
+     *     {@code __Secure-} prefix, which browsers keep only on a {@code Secure} cookie
+     */
+    public TierCookies withSecure(boolean secure) {
+        if (!secure && QosPolicy.requiresSecure(cookieName)) {
+            throw new IllegalArgumentException("secure must be true for a cookie named " + cookieName
+                    + ": browsers keep a __Host- or __Secure- cookie only with the Secure attribute");
+        }
+        return new TierCookies(cookieName, signer, maxAgeSeconds, secure, clock);
+    }
+
     /** The cookie's name, as given to {@link #create}. */
     public String cookieName() {
         return cookieName;
+    }
+
+    /** Whether the cookies carry the {@code Secure} attribute. */
+    public boolean secure() {
+        return secure;
+    }
+
+    /** The signer, shared with the engine's admission cookies (the domain keeps the two kinds apart). */
+    Signer signer() {
+        return signer;
     }
 
     /**
@@ -107,11 +174,12 @@ public final class TierCookies {
      * @throws IllegalArgumentException if an argument is out of range (the message names it)
      */
     public String issue(String serviceClass, String subject) {
-        return issueAt(serviceClass, subject, defaultMaxAgeSeconds, clock.epochSecond());
+        return issueAt(serviceClass, subject, maxAgeSeconds, clock.epochSecond());
     }
 
     /**
-     * A signed cookie value valid for {@code maxAge} from now (whole seconds, 1 second to 400 days).
+     * A signed cookie value valid for {@code maxAge} from now (whole seconds, 1 second to 400 days), or for the
+     * default max age if that is shorter: no cookie verifies once it is older than that.
      *
      * @throws IllegalArgumentException if an argument is out of range (the message names it)
      * @see #issue(String, String)
@@ -122,16 +190,18 @@ public final class TierCookies {
 
     /**
      * The whole {@code Set-Cookie} header value for a new cookie with the default max age:
-     * {@code NAME=VALUE; Max-Age=N; Path=/; HttpOnly; SameSite=Lax}. No {@code Secure} attribute is set.
+     * {@code NAME=VALUE; Max-Age=N; Path=/; HttpOnly; SameSite=Lax}, with {@code Secure} after the path when the
+     * codec is {@link #secure()}.
      *
      * @throws IllegalArgumentException as {@link #issue(String, String)}
      */
     public String setCookieHeader(String serviceClass, String subject) {
-        return header(serviceClass, subject, defaultMaxAgeSeconds);
+        return header(serviceClass, subject, maxAgeSeconds);
     }
 
     /**
-     * The whole {@code Set-Cookie} header value for a new cookie valid for {@code maxAge}.
+     * The whole {@code Set-Cookie} header value for a new cookie valid for {@code maxAge}, or the default max age
+     * if that is shorter.
      *
      * @throws IllegalArgumentException as {@link #issue(String, String, Duration)}
      * @see #setCookieHeader(String, String)
@@ -141,28 +211,32 @@ public final class TierCookies {
     }
 
     /**
-     * Checks a cookie value as it arrived in a request, against the clock's current second. Never throws:
-     * every kind of bad input is a status.
+     * Checks a cookie value as it arrived in a request, against the clock's current second: EXPIRED once its
+     * expiry has passed or it is as old as the default max age. Never throws: every kind of bad input is a
+     * status.
      *
      * @param cookieValue the value, or null when the request had no such cookie
      * @return the status, and the class and subject when it is {@link Verified.Status#VALID}
      */
     public Verified verify(String cookieValue) {
-        SignedToken.Parsed parsed = SignedToken.parse(signer, DOMAIN, cookieValue, clock.epochSecond());
+        SignedToken.Parsed parsed = SignedToken.parse(signer, DOMAIN, cookieValue, clock.epochSecond(),
+                maxAgeSeconds);
         if (parsed.status() != Verified.Status.VALID) {
             return FAILURES[parsed.status().ordinal()];
         }
         return new Verified(Verified.Status.VALID, parsed.serviceClass(), parsed.id());
     }
 
-    private String header(String serviceClass, String subject, long maxAgeSeconds) {
+    private String header(String serviceClass, String subject, long ageSeconds) {
+        long age = Math.min(ageSeconds, maxAgeSeconds);
         // one reading of the clock, so the signed expiry and Max-Age agree
-        String value = issueAt(serviceClass, subject, maxAgeSeconds, clock.epochSecond());
-        return SignedToken.setCookieHeader(cookieName, value, maxAgeSeconds);
+        String value = issueAt(serviceClass, subject, age, clock.epochSecond());
+        return SignedToken.setCookieHeader(cookieName, value, age, secure);
     }
 
-    private String issueAt(String serviceClass, String subject, long maxAgeSeconds, long now) {
-        return SignedToken.format(signer, DOMAIN, serviceClass, "subject", subject, now + maxAgeSeconds);
+    private String issueAt(String serviceClass, String subject, long ageSeconds, long now) {
+        return SignedToken.format(signer, DOMAIN, serviceClass, "subject", subject, now,
+                now + Math.min(ageSeconds, maxAgeSeconds));
     }
 
     private static byte[] secretBytes(String name, String secret) {

@@ -208,7 +208,9 @@ class SchedulerTest {
         assertEquals(State.EXPIRED, waiting.state());
         assertEquals(List.of(waiting), recorder.expired);
         assertEquals(503, waiting.rejection().status());
-        assertEquals(10, waiting.rejection().retryAfterSeconds());
+        long retryAfter = waiting.rejection().retryAfterSeconds();
+        assertTrue(retryAfter >= 8 && retryAfter <= 13, "10 s jittered by 0.75..1.25: " + retryAfter);
+        assertEquals(retryAfter, waiting.rejection().retryAfterSeconds(), "one answer per ticket");
         assertEquals(Rejection.Reason.EXPIRED, waiting.rejection().reason());
         running.complete();
         assertTrue(recorder.granted.isEmpty(), "an expired request is never granted");

@@ -41,11 +41,11 @@ class SessionCookiesTest {
     void missingMalformedOversized() {
         assertEquals(new SessionCookies.Verified(MISSING, null, null, 0), sessions.verify(null));
         assertEquals(new SessionCookies.Verified(MALFORMED, null, null, 0), sessions.verify(""));
-        assertEquals(MALFORMED, sessions.verify("v1.premium.c2Vzcw").status());
-        assertEquals(MALFORMED, sessions.verify("v2.premium.c2Vzcw.1700000600.c2ln").status());
-        assertEquals(MALFORMED, sessions.verify("v1.premium.c2Vzcw.soon.c2ln").status());
-        assertEquals(MALFORMED, sessions.verify("v1.premium.c2Vzcw.1700000600.c2ln.c2ln").status());
-        assertEquals(MALFORMED, sessions.verify("v1.pr\u00e9mium.c2Vzcw.1700000600.c2ln").status());
+        assertEquals(MALFORMED, sessions.verify("v2.premium.c2Vzcw").status());
+        assertEquals(MALFORMED, sessions.verify("v1.premium.c2Vzcw.1700000600.c2ln").status());
+        assertEquals(MALFORMED, sessions.verify("v2.premium.c2Vzcw.1700000000.soon.c2ln").status());
+        assertEquals(MALFORMED, sessions.verify("v2.premium.c2Vzcw.1700000000.1700000600.c2ln.c2ln").status());
+        assertEquals(MALFORMED, sessions.verify("v2.pr\u00e9mium.c2Vzcw.1700000000.1700000600.c2ln").status());
         assertEquals(new SessionCookies.Verified(OVERSIZED, null, null, 0), sessions.verify("s".repeat(600)));
     }
 
@@ -54,8 +54,10 @@ class SessionCookiesTest {
         String value = sessions.issue("basic", "sess-1", T0 + 600);
         String signature = value.substring(value.lastIndexOf('.') + 1);
         String id = Base64Url.encode("sess-1".getBytes(StandardCharsets.UTF_8));
-        assertEquals(FORGED, sessions.verify("v1.premium." + id + "." + (T0 + 600) + "." + signature).status());
-        assertEquals(FORGED, sessions.verify("v1.basic." + id + "." + (T0 + 86_400) + "." + signature).status(),
+        assertEquals(FORGED, sessions.verify("v2.premium." + id + "." + T0 + "." + (T0 + 600) + "." + signature)
+                .status());
+        assertEquals(FORGED, sessions.verify("v2.basic." + id + "." + T0 + "." + (T0 + 86_400) + "." + signature)
+                .status(),
                 "admission extended");
         SessionCookies other = new SessionCookies("qos_session", new Signer(OLD_SECRET, null), HOUR, clock);
         assertEquals(FORGED, sessions.verify(other.issue("basic", "sess-1", T0 + 600)).status());

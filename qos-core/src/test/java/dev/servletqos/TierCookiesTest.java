@@ -45,7 +45,8 @@ class TierCookiesTest {
     @Test
     void validCookieRoundTrips() {
         String value = tiers.issue("premium", "alice@example.com");
-        assertTrue(value.startsWith("v1.premium." + b64("alice@example.com") + "." + (T0 + MONTH.getSeconds()) + "."),
+        assertTrue(value.startsWith("v2.premium." + b64("alice@example.com") + "." + T0 + "." + (T0 + MONTH.getSeconds())
+                + "."),
                 value);
         assertEquals(new Verified(VALID, "premium", "alice@example.com"), tiers.verify(value));
         assertEquals("qos_tier", tiers.cookieName());
@@ -81,7 +82,7 @@ class TierCookiesTest {
         assertEquals(MALFORMED, tiers.verify("x".repeat(SignedToken.MAX_LENGTH)).status());
         // a genuine token padded past the limit is refused too
         String value = tiers.issue("premium", "alice");
-        String padded = signed("v1.premium." + b64("alice") + "." + "0".repeat(520 - 60) + (T0 + 100));
+        String padded = signed("v2.premium." + b64("alice") + "." + T0 + "." + "0".repeat(520 - 70) + (T0 + 100));
         assertTrue(padded.length() > SignedToken.MAX_LENGTH);
         assertEquals(OVERSIZED, tiers.verify(padded).status());
         assertEquals(VALID, tiers.verify(value).status());
@@ -93,13 +94,16 @@ class TierCookiesTest {
         String signature = value.substring(value.lastIndexOf('.') + 1);
         long expires = T0 + MONTH.getSeconds();
 
-        String upgraded = "v1.premium." + b64("alice") + "." + expires + "." + signature;
+        String upgraded = "v2.premium." + b64("alice") + "." + T0 + "." + expires + "." + signature;
         assertEquals(new Verified(FORGED, null, null), tiers.verify(upgraded));
-        assertEquals(FORGED, tiers.verify("v1.basic." + b64("mallory") + "." + expires + "." + signature).status());
-        assertEquals(FORGED, tiers.verify("v1.basic." + b64("alice") + "." + (expires + 1) + "." + signature)
+        assertEquals(FORGED, tiers.verify("v2.basic." + b64("mallory") + "." + T0 + "." + expires + "." + signature)
                 .status());
+        assertEquals(FORGED, tiers.verify("v2.basic." + b64("alice") + "." + T0 + "." + (expires + 1) + "."
+                + signature).status());
+        assertEquals(FORGED, tiers.verify("v2.basic." + b64("alice") + "." + (T0 + 1) + "." + expires + "."
+                + signature).status(), "issued later, to live longer");
         // the same token signed properly is valid, so it is the signature that refuses it above
-        assertEquals(VALID, tiers.verify(signed("v1.premium." + b64("alice") + "." + expires)).status());
+        assertEquals(VALID, tiers.verify(signed("v2.premium." + b64("alice") + "." + T0 + "." + expires)).status());
     }
 
     @Test
@@ -141,10 +145,42 @@ class TierCookiesTest {
     }
 
     @Test
+    void aCookieAsOldAsTheMaxAgeIsExpiredWhateverExpiryItCarries() {
+        // signed by us with a year's expiry, by a codec whose max age was longer than this one's month
+        String yearLong = signed("v2.premium." + b64("alice") + "." + T0 + "." + (T0 + Duration.ofDays(365).getSeconds()));
+        clock.advance(MONTH.minusSeconds(1));
+        assertEquals(VALID, tiers.verify(yearLong).status());
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(EXPIRED, tiers.verify(yearLong).status(), "a month old: as old as this codec's max age");
+    }
+
+    @Test
+    void aLongerMaxAgeThanTheDefaultIsShortenedToIt() {
+        String value = tiers.issue("premium", "alice", Duration.ofDays(90));
+        assertTrue(value.contains("." + T0 + "." + (T0 + MONTH.getSeconds()) + "."), value);
+        assertTrue(tiers.setCookieHeader("premium", "alice", Duration.ofDays(90)).contains("; Max-Age=2592000;"));
+    }
+
+    @Test
+    void secureCookies() {
+        assertFalse(tiers.secure());
+        TierCookies secure = tiers.withSecure(true);
+        assertTrue(secure.secure());
+        String header = secure.setCookieHeader("premium", "alice");
+        assertTrue(header.endsWith("; Max-Age=2592000; Path=/; Secure; HttpOnly; SameSite=Lax"), header);
+        assertEquals(VALID, tiers.verify(header.substring("qos_tier=".length(), header.indexOf(';'))).status(),
+                "the same keys");
+        TierCookies host = TierCookies.create("__Host-tier", SECRET, null, MONTH, clock);
+        assertTrue(host.secure(), "a __Host- name is Secure from the start");
+        assertTrue(TierCookies.create("__secure-tier", SECRET, null, MONTH, clock).secure(), "the prefix ignores case");
+        assertMessage("secure", "__Host-tier", () -> host.withSecure(false));
+    }
+
+    @Test
     void forgedExpiredCookieIsForgedNotExpired() {
         String value = tiers.issue("basic", "alice", Duration.ofMinutes(1));
         String signature = value.substring(value.lastIndexOf('.') + 1);
-        String forged = "v1.premium." + b64("alice") + "." + (T0 + 60) + "." + signature;
+        String forged = "v2.premium." + b64("alice") + "." + T0 + "." + (T0 + 60) + "." + signature;
         clock.advance(Duration.ofDays(1));
         assertEquals(EXPIRED, tiers.verify(value).status());
         assertEquals(FORGED, tiers.verify(forged).status());
@@ -152,15 +188,18 @@ class TierCookiesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {
-        "", ".", "....", "v1", "v1.premium", "v1.premium.YWxpY2U", "v1.premium.YWxpY2U.1800000000",
-        "v1.premium.YWxpY2U.1800000000.", // empty signature
-        "premium.YWxpY2U.1800000000.c2ln", // no version
-        "v1.premium.YWxpY2U.1800000000.c2ln.extra", "v1.premium.YWxpY2U.1800000000.c2ln.",
-        ".v1.premium.YWxpY2U.1800000000.c2ln", "v1..premium.YWxpY2U.1800000000",
-        "v1.pre mium.YWxpY2U.1800000000.c2ln", "v1.premium.YWxpY2U=.1800000000.c2ln",
-        "v1.premium.YWxpY2U.1800000000.c2ln=", "v1.b\u00e4sic.YWxpY2U.1800000000.c2ln",
-        "v1.premium.YWxpY2U.18000000\u0660\u0661.c2ln", "\ud83d\udca5", "\u0000", " ", "v1.premium.YWxpY2U.+1.c2ln",
-        "\"v1.premium.YWxpY2U.1800000000.c2ln\"", "v1;premium;YWxpY2U;1800000000;c2ln",
+        "", ".", ".....", "v2", "v2.premium", "v2.premium.YWxpY2U", "v2.premium.YWxpY2U.1700000000",
+        "v2.premium.YWxpY2U.1700000000.1800000000",
+        "v2.premium.YWxpY2U.1700000000.1800000000.", // empty signature
+        "premium.YWxpY2U.1700000000.1800000000.c2ln", // no version
+        "v1.premium.YWxpY2U.1800000000.c2ln", // the format before the issue time
+        "v2.premium.YWxpY2U.1700000000.1800000000.c2ln.extra", "v2.premium.YWxpY2U.1700000000.1800000000.c2ln.",
+        ".v2.premium.YWxpY2U.1700000000.1800000000.c2ln", "v2..premium.YWxpY2U.1700000000.1800000000",
+        "v2.pre mium.YWxpY2U.1700000000.1800000000.c2ln", "v2.premium.YWxpY2U=.1700000000.1800000000.c2ln",
+        "v2.premium.YWxpY2U.1700000000.1800000000.c2ln=", "v2.b\u00e4sic.YWxpY2U.1700000000.1800000000.c2ln",
+        "v2.premium.YWxpY2U.1700000000.18000000\u0660\u0661.c2ln", "\ud83d\udca5", "\u0000", " ",
+        "v2.premium.YWxpY2U.1700000000.+1.c2ln", "v2.premium.YWxpY2U.+1.1800000000.c2ln",
+        "\"v2.premium.YWxpY2U.1700000000.1800000000.c2ln\"", "v2;premium;YWxpY2U;1700000000;1800000000;c2ln",
     })
     void structurallyBrokenValuesAreMalformed(String value) {
         assertEquals(new Verified(MALFORMED, null, null), tiers.verify(value));
@@ -174,29 +213,34 @@ class TierCookiesTest {
     void signedTokensThatBreakAFieldRuleAreMalformed() {
         String id = b64("alice");
         long exp = T0 + 3600;
+        String at = "." + T0 + ".";
         Executable[] cases = {
-            () -> assertMalformed(signed("v2.premium." + id + "." + exp), "version v2"),
-            () -> assertMalformed(signed("V1.premium." + id + "." + exp), "version V1"),
-            () -> assertMalformed(signed("v10.premium." + id + "." + exp), "version v10"),
-            () -> assertMalformed(signed("v1.." + id + "." + exp), "empty class"),
-            () -> assertMalformed(signed("v1." + "c".repeat(33) + "." + id + "." + exp), "33-char class"),
-            () -> assertMalformed(signed("v1.premium.." + exp), "empty id"),
-            () -> assertMalformed(signed("v1.premium.YWxpY." + exp), "id of length 1 mod 4"),
-            () -> assertMalformed(signed("v1.premium.YWxpY2V." + exp), "id with non-zero unused bits"),
-            () -> assertMalformed(signed("v1.premium." + b64("x".repeat(129)) + "." + exp), "129-byte id"),
-            () -> assertMalformed(signed("v1.premium." + id + "."), "empty expiry"),
-            () -> assertMalformed(signed("v1.premium." + id + ".17000x0000"), "non-numeric expiry"),
-            () -> assertMalformed(signed("v1.premium." + id + ".-" + exp), "negative expiry"),
-            () -> assertMalformed(signed("v1.premium." + id + ".9223372036854775808"), "expiry overflow"),
-            () -> assertMalformed(signed("v1.premium." + id + ".99999999999999999999"), "20-digit expiry"),
+            () -> assertMalformed(signed("v1.premium." + id + "." + exp), "version v1, without the issue time"),
+            () -> assertMalformed(signed("v1.premium." + id + at + exp), "version v1"),
+            () -> assertMalformed(signed("V2.premium." + id + at + exp), "version V2"),
+            () -> assertMalformed(signed("v20.premium." + id + at + exp), "version v20"),
+            () -> assertMalformed(signed("v2.." + id + at + exp), "empty class"),
+            () -> assertMalformed(signed("v2." + "c".repeat(33) + "." + id + at + exp), "33-char class"),
+            () -> assertMalformed(signed("v2.premium." + at + exp), "empty id"),
+            () -> assertMalformed(signed("v2.premium.YWxpY" + at + exp), "id of length 1 mod 4"),
+            () -> assertMalformed(signed("v2.premium.YWxpY2V" + at + exp), "id with non-zero unused bits"),
+            () -> assertMalformed(signed("v2.premium." + b64("x".repeat(129)) + at + exp), "129-byte id"),
+            () -> assertMalformed(signed("v2.premium." + id + ".." + exp), "empty issue time"),
+            () -> assertMalformed(signed("v2.premium." + id + ".17000x0000." + exp), "non-numeric issue time"),
+            () -> assertMalformed(signed("v2.premium." + id + ".-" + T0 + "." + exp), "negative issue time"),
+            () -> assertMalformed(signed("v2.premium." + id + at), "empty expiry"),
+            () -> assertMalformed(signed("v2.premium." + id + at + "17000x0000"), "non-numeric expiry"),
+            () -> assertMalformed(signed("v2.premium." + id + at + "-" + exp), "negative expiry"),
+            () -> assertMalformed(signed("v2.premium." + id + at + "9223372036854775808"), "expiry overflow"),
+            () -> assertMalformed(signed("v2.premium." + id + at + "99999999999999999999"), "20-digit expiry"),
             () -> assertMalformed(
-                    signed("v1.premium." + Base64Url.encode(new byte[] {(byte) 0xc3, 0x28}) + "." + exp),
+                    signed("v2.premium." + Base64Url.encode(new byte[] {(byte) 0xc3, 0x28}) + at + exp),
                     "id not UTF-8"),
         };
         org.junit.jupiter.api.Assertions.assertAll(cases);
         // the largest expiry parses: only overflow is refused
-        assertEquals(VALID, tiers.verify(signed("v1.premium." + id + ".9223372036854775807")).status());
-        assertEquals(VALID, tiers.verify(signed("v1.premium." + id + "." + exp)).status());
+        assertEquals(VALID, tiers.verify(signed("v2.premium." + id + at + "9223372036854775807")).status());
+        assertEquals(VALID, tiers.verify(signed("v2.premium." + id + at + exp)).status());
     }
 
     private void assertMalformed(String value, String what) {
@@ -308,7 +352,8 @@ class TierCookiesTest {
 
     @Test
     void failuresCarryNoClassOrSubject() {
-        Verified forged = tiers.verify("v1.premium." + b64("alice") + "." + (T0 + 10) + "." + "A".repeat(43));
+        Verified forged = tiers.verify("v2.premium." + b64("alice") + "." + T0 + "." + (T0 + 10) + "."
+                + "A".repeat(43));
         assertEquals(FORGED, forged.status());
         assertNull(forged.serviceClass());
         assertNull(forged.subject());

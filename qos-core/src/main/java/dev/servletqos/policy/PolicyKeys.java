@@ -87,6 +87,8 @@ final class PolicyKeys {
     private static final ValueType<Rule.Type> RULE_TYPES = ValueType.oneOf("rule type", Rule.Type.values(),
             Rule.Type::key);
 
+    private static final String SECRET_LENGTH = "at least " + QosPolicy.MIN_SECRET_BYTES + " bytes (UTF-8)";
+
     static final Key<QosPolicy.Builder, List<String>> CLASSES = global("classes", LIST, REQUIRED,
             "at least one, each once", "", "The service classes, highest priority first.", (b, names) -> {
                 for (String name : names) {
@@ -111,17 +113,24 @@ final class PolicyKeys {
             global("tier-cookie.name", STRING, of("QOSTIER"), "1..64 letters, digits, '-', '_', '.'", "",
                     "Name of the signed subscription cookie the application issues.",
                     QosPolicy.Builder::tierCookieName),
-            global("tier-cookie.secret", SECRET, NONE, "at least 16 bytes (UTF-8)", "",
+            global("tier-cookie.secret", SECRET, NONE, SECRET_LENGTH, "",
                     "Key that signs and checks the tier and session cookies (HMAC).", QosPolicy.Builder::secret),
-            global("tier-cookie.previous-secret", SECRET, NONE, "at least 16 bytes (UTF-8)", "",
+            global("tier-cookie.previous-secret", SECRET, NONE, SECRET_LENGTH, "",
                     "A second key still accepted for checking, during key rotation.",
                     QosPolicy.Builder::previousSecret),
             global("tier-cookie.max-age", DURATION, of("365d"), "1s..400d", "",
-                    "Lifetime of an issued tier cookie.", QosPolicy.Builder::tierCookieMaxAge),
+                    "Lifetime of an issued tier cookie, and the oldest one honoured.",
+                    QosPolicy.Builder::tierCookieMaxAge),
+            global("tier-cookie.secure", BOOLEAN, computed("true if tier-cookie.name starts with __Host- or "
+                    + "__Secure-, else false"), "", "", "Whether tier cookies carry the Secure attribute.",
+                    QosPolicy.Builder::tierCookieSecure),
             global("session-cookie.name", STRING, of("QOSSESSION"), "a cookie name other than tier-cookie.name", "",
                     "Name of the signed per-session admission cookie.", QosPolicy.Builder::sessionCookieName),
             global("session-cookie.max-age", DURATION, of("30m"), "1s..400d", "",
                     "How long an admission stays valid without renewal.", QosPolicy.Builder::sessionMaxAge),
+            global("session-cookie.secure", BOOLEAN, computed("true if session-cookie.name starts with __Host- or "
+                    + "__Secure-, else false"), "", "", "Whether admission cookies carry the Secure attribute.",
+                    QosPolicy.Builder::sessionCookieSecure),
             global("session-table.max-entries", LONG, of("100000"), "1..100000000", "sessions",
                     "Bound of this node's table of admitted sessions.", QosPolicy.Builder::sessionTableMaxEntries),
             global("session-table.idle-timeout", DURATION, of("30m"), "more than 0", "",

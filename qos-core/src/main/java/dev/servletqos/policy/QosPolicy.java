@@ -64,11 +64,17 @@ public final class QosPolicy {
     private final boolean borrowing;
     private final List<Rule> rules;
     private final String tierCookieName;
+    /** The secrets as given, for {@link #toBuilder()} and {@link #equals}; never handed out. */
     private final String secret;
     private final String previousSecret;
+    private final SigningKeys signingKeys;
     private final Duration tierCookieMaxAge;
+    private final Boolean tierCookieSecureGiven;
+    private final boolean tierCookieSecure;
     private final String sessionCookieName;
     private final Duration sessionMaxAge;
+    private final Boolean sessionCookieSecureGiven;
+    private final boolean sessionCookieSecure;
     private final long sessionTableMaxEntries;
     private final Duration sessionIdleTimeout;
     private final int totalQueuedTrigger;
@@ -91,9 +97,15 @@ public final class QosPolicy {
         this.tierCookieName = b.tierCookieName;
         this.secret = b.secret;
         this.previousSecret = b.previousSecret;
+        this.signingKeys = SigningKeys.of(b.secret, b.previousSecret);
         this.tierCookieMaxAge = b.tierCookieMaxAge;
+        this.tierCookieSecureGiven = b.tierCookieSecure;
+        this.tierCookieSecure = b.tierCookieSecure != null ? b.tierCookieSecure : requiresSecure(b.tierCookieName);
         this.sessionCookieName = b.sessionCookieName;
         this.sessionMaxAge = b.sessionMaxAge;
+        this.sessionCookieSecureGiven = b.sessionCookieSecure;
+        this.sessionCookieSecure = b.sessionCookieSecure != null ? b.sessionCookieSecure
+                : requiresSecure(b.sessionCookieName);
         this.sessionTableMaxEntries = b.sessionTableMaxEntries;
         this.sessionIdleTimeout = b.sessionIdleTimeout;
         this.totalQueuedTrigger = b.totalQueuedTrigger;
@@ -110,6 +122,8 @@ public final class QosPolicy {
      * periods), and {@code max-executing} of a fixed capacity that is not configured.
      */
     public static final int INITIAL_LIMIT = 16;
+    /** The shortest {@code tier-cookie.secret} and {@code tier-cookie.previous-secret}: 16 bytes of UTF-8, 128 bits. */
+    public static final int MIN_SECRET_BYTES = 16;
 
     public static Builder builder() {
         return new Builder();
@@ -131,8 +145,10 @@ public final class QosPolicy {
         b.secret = secret;
         b.previousSecret = previousSecret;
         b.tierCookieMaxAge = tierCookieMaxAge;
+        b.tierCookieSecure = tierCookieSecureGiven;
         b.sessionCookieName = sessionCookieName;
         b.sessionMaxAge = sessionMaxAge;
+        b.sessionCookieSecure = sessionCookieSecureGiven;
         b.sessionTableMaxEntries = sessionTableMaxEntries;
         b.sessionIdleTimeout = sessionIdleTimeout;
         b.totalQueuedTrigger = totalQueuedTrigger;
@@ -202,19 +218,48 @@ public final class QosPolicy {
         return tierCookieName;
     }
 
-    /** Signing secret for the tier and session cookies ({@code tier-cookie.secret}), or null. */
-    public String secret() {
-        return secret;
+    /**
+     * The keys of {@code tier-cookie.secret} and {@code tier-cookie.previous-secret}, which sign and check the tier
+     * and session cookies; {@link SigningKeys#configured()} is false when no secret is set. The secrets themselves
+     * are not readable through the policy.
+     */
+    public SigningKeys signingKeys() {
+        return signingKeys;
     }
 
-    /** A second secret still accepted, during key rotation ({@code tier-cookie.previous-secret}), or null. */
-    public String previousSecret() {
-        return previousSecret;
-    }
-
-    /** Lifetime of an issued tier cookie ({@code tier-cookie.max-age}); default 365 days. */
+    /**
+     * Lifetime of an issued tier cookie ({@code tier-cookie.max-age}); default 365 days. Also the oldest a tier
+     * cookie may be to be honoured, whatever expiry it carries: lowering it shortens cookies already issued.
+     */
     public Duration tierCookieMaxAge() {
         return tierCookieMaxAge;
+    }
+
+    /**
+     * Whether tier cookies carry the {@code Secure} attribute ({@code tier-cookie.secure}); default true when
+     * {@code tier-cookie.name} starts with {@code __Host-} or {@code __Secure-}, else false.
+     */
+    public boolean tierCookieSecure() {
+        return tierCookieSecure;
+    }
+
+    /**
+     * Whether admission cookies carry the {@code Secure} attribute ({@code session-cookie.secure}); default true
+     * when {@code session-cookie.name} starts with {@code __Host-} or {@code __Secure-}, else false.
+     */
+    public boolean sessionCookieSecure() {
+        return sessionCookieSecure;
+    }
+
+    /**
+     * Whether a cookie of this name must be {@code Secure}: its name starts with {@code __Secure-} or
+     * {@code __Host-} (RFC 6265bis, which compares the prefixes ignoring case). Browsers refuse to store such a
+     * cookie without {@code Secure}, and a {@code __Host-} one also needs {@code Path=/} and no {@code Domain},
+     * which the engine's cookies always have.
+     */
+    public static boolean requiresSecure(String cookieName) {
+        return cookieName != null && (cookieName.regionMatches(true, 0, "__Secure-", 0, 9)
+                || cookieName.regionMatches(true, 0, "__Host-", 0, 7));
     }
 
     /** Name of the signed per-session admission cookie ({@code session-cookie.name}); default QOSSESSION. */
@@ -265,18 +310,20 @@ public final class QosPolicy {
     /** Equal when every setting is (secrets included). */
     @Override
     public boolean equals(Object o) {
-        return o instanceof QosPolicy && settings().equals(((QosPolicy) o).settings());
+        return o instanceof QosPolicy p && settings().equals(p.settings()) && signingKeys.equals(p.signingKeys);
     }
 
+    /** Of every setting but the secrets, so that it tells nothing about them. */
     @Override
     public int hashCode() {
         return settings().hashCode();
     }
 
     private List<Object> settings() {
-        return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules, tierCookieName, secret,
-                previousSecret, tierCookieMaxAge, sessionCookieName, sessionMaxAge, sessionTableMaxEntries,
-                sessionIdleTimeout, totalQueuedTrigger, higherQueuedTrigger, rejectStatus, retryAfter, control);
+        return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules,
+                tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
+                sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
+                higherQueuedTrigger, rejectStatus, retryAfter, control);
     }
 
     @Override
@@ -301,8 +348,10 @@ public final class QosPolicy {
         private String secret;
         private String previousSecret;
         private Duration tierCookieMaxAge = Duration.ofDays(365);
+        private Boolean tierCookieSecure;
         private String sessionCookieName = "QOSSESSION";
         private Duration sessionMaxAge = Duration.ofMinutes(30);
+        private Boolean sessionCookieSecure;
         private long sessionTableMaxEntries = 100_000;
         private Duration sessionIdleTimeout = Duration.ofMinutes(30);
         private int totalQueuedTrigger;
@@ -379,6 +428,21 @@ public final class QosPolicy {
 
         public Builder tierCookieMaxAge(Duration d) {
             this.tierCookieMaxAge = d;
+            return this;
+        }
+
+        /**
+         * Whether tier cookies carry {@code Secure} ({@code tier-cookie.secure}); unset, true for a name with the
+         * {@code __Host-} or {@code __Secure-} prefix, else false. False with such a name fails {@link #build()}.
+         */
+        public Builder tierCookieSecure(boolean secure) {
+            this.tierCookieSecure = secure;
+            return this;
+        }
+
+        /** As {@link #tierCookieSecure(boolean)}, for the admission cookie ({@code session-cookie.secure}). */
+        public Builder sessionCookieSecure(boolean secure) {
+            this.sessionCookieSecure = secure;
             return this;
         }
 
@@ -513,18 +577,18 @@ public final class QosPolicy {
                     "must be a cookie name (letters, digits, '-', '_', '.')");
             ClassPolicy.check(!tierCookieName.equals(sessionCookieName), "session-cookie.name", sessionCookieName,
                     "must differ from tier-cookie.name");
-            if (secret != null && secret.getBytes(StandardCharsets.UTF_8).length < 16) {
-                throw new PolicyException("tier-cookie.secret", "(hidden, " + secret.length() + " characters)",
-                        "must be at least 16 bytes");
-            }
-            if (previousSecret != null && previousSecret.getBytes(StandardCharsets.UTF_8).length < 16) {
-                throw new PolicyException("tier-cookie.previous-secret",
-                        "(hidden, " + previousSecret.length() + " characters)", "must be at least 16 bytes");
-            }
+            checkSecretLength(secret, "tier-cookie.secret");
+            checkSecretLength(previousSecret, "tier-cookie.previous-secret");
             if (tierRule && secret == null) {
                 throw new PolicyException("tier-cookie.secret", "(unset)",
                         "a tier-cookie rule needs a secret, else tier cookies cannot be trusted");
             }
+            if (previousSecret != null && secret == null) {
+                throw new PolicyException("tier-cookie.secret", "(unset)", "tier-cookie.previous-secret is set, "
+                        + "which only checks cookies during a key rotation: set the key that signs here too");
+            }
+            checkSecure(tierCookieSecure, tierCookieName, "tier-cookie");
+            checkSecure(sessionCookieSecure, sessionCookieName, "session-cookie");
             checkCookieAge(tierCookieMaxAge, "tier-cookie.max-age");
             checkCookieAge(sessionMaxAge, "session-cookie.max-age");
             checkPositive(sessionIdleTimeout, "session-table.idle-timeout");
@@ -536,6 +600,26 @@ public final class QosPolicy {
                     "admission.retry-after", retryAfter, "must be 0s..1d");
             resolvedControl.check(classes.size());
             return new QosPolicy(this, resolved, start, ceiling, resolvedControl);
+        }
+
+        /** The length in bytes, never the value: {@code tier-cookie.secret = (hidden, 14 bytes): ...}. */
+        private static void checkSecretLength(String secret, String key) {
+            if (secret == null) {
+                return;
+            }
+            int bytes = secret.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes < MIN_SECRET_BYTES) {
+                throw new PolicyException(key, "(hidden, " + bytes + " bytes)",
+                        "must be at least " + MIN_SECRET_BYTES + " bytes");
+            }
+        }
+
+        private static void checkSecure(Boolean secure, String name, String cookie) {
+            if (Boolean.FALSE.equals(secure) && requiresSecure(name)) {
+                throw new PolicyException(cookie + ".secure", "false", "browsers keep a cookie named " + name
+                        + " only with the Secure attribute; set it to true (the default for such a name) or drop the"
+                        + " prefix from " + cookie + ".name");
+            }
         }
 
         // Browsers cap cookie lifetimes at 400 days (RFC 6265bis); below a second Max-Age would be 0 and delete it.

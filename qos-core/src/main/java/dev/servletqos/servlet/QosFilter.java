@@ -64,7 +64,15 @@ import java.util.concurrent.ScheduledExecutorService;
  *       {@code WEB-INF/classes}).</li>
  *   <li>{@code maxExecuting}, {@code scheduling}, {@code defaultClass}: override the file's
  *       {@code max-executing}, {@code scheduling} and {@code default-class}.</li>
+ *   <li>{@code allowRequestOnlyFilters}: {@code true} lets the application start while filters after this one
+ *       are mapped for {@code REQUEST} but not {@code ASYNC} dispatches (below); default {@code false}.</li>
  * </ul>
+ * A request that waited reaches the filters after this one as an {@code ASYNC} dispatch, so a filter mapped for
+ * {@code REQUEST} only (a security filter, say) would be skipped exactly when the server is loaded. Where the
+ * container lets a filter read the other filters' mappings (Jetty 12's ee10 and ee11 servlet contexts), {@link #init}
+ * fails while such a filter is mapped after this one, naming it and the fix, unless
+ * {@code allowRequestOnlyFilters} is true; elsewhere (Tomcat: use the valve, which checks) it logs that it could not
+ * check.
  * An unknown init parameter or a bad policy fails {@link #init} with a message naming the key and the value,
  * so the application does not start unprotected. The engine is published as the servlet context attribute
  * {@value #ENGINE_ATTRIBUTE} (tier cookies, management). Keep {@code max-executing} below the container's
@@ -79,7 +87,7 @@ public class QosFilter implements Filter {
 
     private static final String TICKET_ATTRIBUTE = "dev.servletqos.ticket";
     private static final List<String> INIT_PARAMETERS = List.of("policy", "maxExecuting", "scheduling",
-            "defaultClass");
+            "defaultClass", "allowRequestOnlyFilters");
     private static final System.Logger log = System.getLogger(QosFilter.class.getName());
 
     private volatile QosEngine engine;
@@ -92,13 +100,15 @@ public class QosFilter implements Filter {
     public void init(FilterConfig config) throws ServletException {
         servletContext = config.getServletContext();
         QosPolicy policy;
+        QosEngine e;
         try {
             policy = loadPolicy(config);
-        } catch (PolicyException e) {
+            e = QosEngine.create(policy);
+            checkLaterFiltersSeeResumedRequests(config);
+        } catch (PolicyException ex) {
             throw new ServletException("servlet-qos filter " + config.getFilterName() + ": bad policy: "
-                    + e.getMessage(), e);
+                    + ex.getMessage(), ex);
         }
-        QosEngine e = QosEngine.create(policy);
         if (servletContext.getAttribute(ENGINE_ATTRIBUTE) != null) {
             servletContext.log("servlet-qos: WARNING: another adapter already published an engine in this "
                     + "context; requests now pass two QoS gates. Install one adapter per application.");
@@ -177,6 +187,43 @@ public class QosFilter implements Filter {
         ServletTickets.serve(waiting, ticket, request, response,
                 m -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, m),
                 () -> chain.doFilter(request, response), () -> ServletTickets.contentLength(response));
+    }
+
+    /**
+     * Fails while a filter mapped after this one sees REQUEST but not ASYNC dispatches, unless allowed.
+     *
+     * @throws PolicyException naming the filters and the fix
+     */
+    private void checkLaterFiltersSeeResumedRequests(FilterConfig config) {
+        String allow = config.getInitParameter("allowRequestOnlyFilters");
+        if (allow != null && !allow.trim().equals("true") && !allow.trim().equals("false")) {
+            throw new PolicyException("init-param allowRequestOnlyFilters", allow, "must be true or false");
+        }
+        boolean allowed = allow != null && allow.trim().equals("true");
+        List<String> skipped = FilterMappings.requestOnlyAfter(config.getServletContext(), config.getFilterName());
+        if (skipped == null) {
+            if (!allowed) {
+                servletContext.log("servlet-qos: this container does not let the filter read the other filters' "
+                        + "mappings; make sure every filter mapped after " + config.getFilterName() + " has ASYNC "
+                        + "among its dispatcher types: a request that waited reaches it as an ASYNC dispatch "
+                        + "(on Tomcat, the QosValve checks this)");
+            }
+            return;
+        }
+        if (skipped.isEmpty()) {
+            return;
+        }
+        String problem = "the filters " + skipped + " are mapped after " + config.getFilterName() + " for REQUEST "
+                + "dispatches but not for ASYNC ones; a request that waited for a permit reaches them as an ASYNC "
+                + "dispatch and would skip them, exactly when the server is loaded";
+        if (allowed) {
+            servletContext.log("servlet-qos: " + problem + "; allowed by allowRequestOnlyFilters = true");
+            return;
+        }
+        throw new PolicyException("init-param allowRequestOnlyFilters", "false", problem + ". Add "
+                + "<dispatcher>ASYNC</dispatcher> to their <filter-mapping> (DispatcherType.ASYNC in "
+                + "addFilter/addMappingForUrlPatterns or @WebFilter(dispatcherTypes)), or, if skipping them is "
+                + "harmless, set the init parameter allowRequestOnlyFilters to true");
     }
 
     private static QosPolicy loadPolicy(FilterConfig config) {

@@ -2,7 +2,6 @@ package dev.servletqos.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -95,8 +94,8 @@ class PolicyParserTest {
                 Rule.header("standard", "X-Plan", "gold", "silver")), p.rules());
 
         assertEquals("SHOPTIER", p.tierCookieName());
-        assertEquals(SECRET, p.secret());
-        assertEquals(PREVIOUS, p.previousSecret());
+        assertEquals(SigningKeys.of(SECRET, PREVIOUS), p.signingKeys());
+        assertTrue(p.signingKeys().configured() && p.signingKeys().hasPrevious());
         assertEquals(Duration.ofDays(90), p.tierCookieMaxAge());
         assertEquals("SHOPSESSION", p.sessionCookieName());
         assertEquals(Duration.ofMinutes(20), p.sessionMaxAge());
@@ -146,8 +145,10 @@ class PolicyParserTest {
         assertTrue(p.borrowing());
         assertEquals(List.of(), p.rules());
         assertEquals("QOSTIER", p.tierCookieName());
-        assertNull(p.secret());
-        assertNull(p.previousSecret());
+        assertFalse(p.signingKeys().configured());
+        assertFalse(p.signingKeys().hasPrevious());
+        assertFalse(p.tierCookieSecure());
+        assertFalse(p.sessionCookieSecure());
         assertEquals(Duration.ofDays(365), p.tierCookieMaxAge());
         assertEquals("QOSSESSION", p.sessionCookieName());
         assertEquals(Duration.ofMinutes(30), p.sessionMaxAge());
@@ -471,7 +472,7 @@ class PolicyParserTest {
     @Test
     void secretTooShortIsNotRevealed() {
         String m = assertFails("classes = a\ntier-cookie.secret = short-pw",
-                "qos.properties: tier-cookie.secret = (hidden, 8 characters): must be at least 16 bytes");
+                "qos.properties: tier-cookie.secret = (hidden, 8 bytes): must be at least 16 bytes");
         assertFalse(m.contains("short-pw"), m);
     }
 

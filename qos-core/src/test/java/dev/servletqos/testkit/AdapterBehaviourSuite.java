@@ -243,14 +243,14 @@ public abstract class AdapterBehaviourSuite {
         HttpResponse<String> full = client.send(request("/work").header("Accept", "application/json").build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(503, full.statusCode());
-        assertEquals("7", full.headers().firstValue("Retry-After").orElse(null));
+        assertRetryAfter(7, full);
         assertTrue(full.body().contains("\"reason\":\"queue-full\""), full.body());
         assertNoAdmissionCookie(full);
 
         for (CompletableFuture<HttpResponse<String>> w : List.of(w1, w2)) {
             HttpResponse<String> r = w.get();
             assertEquals(503, r.statusCode(), "expired after its maximum wait");
-            assertEquals("7", r.headers().firstValue("Retry-After").orElse(null));
+            assertRetryAfter(7, r);
             assertTrue(r.body().contains("Server busy"), r.body());
             assertNoAdmissionCookie(r);
         }
@@ -333,7 +333,7 @@ public abstract class AdapterBehaviourSuite {
         HttpResponse<String> newBasic = client.send(request("/work").header("Accept", "text/html").build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(503, newBasic.statusCode());
-        assertEquals("30", newBasic.headers().firstValue("Retry-After").orElse(null));
+        assertRetryAfter(30, newBasic);
         assertTrue(newBasic.body().contains("cannot start a new visit"), newBasic.body());
         assertTrue(newBasic.headers().firstValue("Set-Cookie").isEmpty(), "a refused session is not admitted");
 
@@ -463,7 +463,49 @@ public abstract class AdapterBehaviourSuite {
         stopped.close();
     }
 
+    /**
+     * Cookies named with the {@code __Host-} prefix (issue 11, finding 8): the admission cookie a browser receives is
+     * {@code Secure} with {@code Path=/} and no {@code Domain}, as the prefix demands, and both cookies come back
+     * through the container under their prefixed names: the tier cookie classifies, the admission cookie keeps the
+     * session admitted.
+     */
+    @Test
+    protected void hostPrefixedCookiesAreSecureAndAreReadBack() throws Exception {
+        start("rule.2.type = tier-cookie\ntier-cookie.secret = suite-secret-0123456789abcdef\n"
+                + "tier-cookie.name = __Host-QOSTIER\nsession-cookie.name = __Host-QOSSESSION\n");
+        String tier = server.engine().tierCookies().issue("premium", "alice");
+        HttpResponse<String> first = client.send(request("/work").header("Cookie", "__Host-QOSTIER=" + tier).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals("ok premium", first.body(), "classified by the prefixed tier cookie");
+        List<String> cookies = first.headers().allValues("Set-Cookie");
+        assertEquals(1, cookies.size(), cookies.toString());
+        String admission = cookies.get(0);
+        assertTrue(admission.startsWith("__Host-QOSSESSION="), admission);
+        assertTrue(admission.contains("; Path=/; Secure;"), admission);
+        assertTrue(!admission.contains("Domain"), admission);
+
+        String value = admission.substring(admission.indexOf('=') + 1, admission.indexOf(';'));
+        HttpResponse<String> again = client.send(request("/work").header("Cookie", "__Host-QOSSESSION=" + value)
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals("ok premium", again.body(), "the session keeps its class by its prefixed admission cookie");
+        assertTrue(again.headers().allValues("Set-Cookie").isEmpty(), again.headers().map().toString());
+        assertEquals(1, server.snapshot().get("premium").sessionsAdmitted(), "one session, admitted once");
+    }
+
     // ---- helpers for the scenarios and for subclasses' own tests
+
+    /**
+     * The refusal's {@code Retry-After} is the configured {@code admission.retry-after} with the engine's jitter:
+     * times 0.75..1.25, rounded up (7 s gives 6 to 9 s).
+     */
+    public static void assertRetryAfter(int configuredSeconds, HttpResponse<?> refusal) {
+        String header = refusal.headers().firstValue("Retry-After").orElse(null);
+        assertNotNull(header, "no Retry-After: " + refusal.headers().map());
+        long seconds = Long.parseLong(header);
+        assertTrue(seconds >= (long) Math.ceil(configuredSeconds * 0.75)
+                && seconds <= (long) Math.ceil(configuredSeconds * 1.25),
+                "Retry-After " + seconds + " for a configured " + configuredSeconds + " s, jittered by 0.75..1.25");
+    }
 
     /** A refusal admits nobody: it carries no admission cookie (nor any other the adapter would set). */
     protected static void assertNoAdmissionCookie(HttpResponse<?> refusal) {

@@ -17,6 +17,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.ee11.servlet.FilterHolder;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
@@ -71,6 +72,15 @@ final class EmbeddedJetty implements QosServer {
 
     /** A started server with {@link QosFilter} in front of the {@link TestServlets} in an ee11 context at "/". */
     static EmbeddedJetty withFilter(Path dir, String policy, int maxThreads) throws Exception {
+        return withFilter(dir, policy, maxThreads, Map.of(), context -> { });
+    }
+
+    /**
+     * {@link #withFilter(Path, String, int)} with more init parameters for the QoS filter, and {@code more} to add
+     * what a test needs to the context after the QoS filter (other filters, listeners).
+     */
+    static EmbeddedJetty withFilter(Path dir, String policy, int maxThreads, Map<String, String> initParameters,
+            Consumer<ServletContextHandler> more) throws Exception {
         EmbeddedJetty jetty = new EmbeddedJetty(maxThreads);
         ServletContextHandler context = new ServletContextHandler("/");
         for (Map.Entry<String, HttpServlet> s : TestServlets.forApp(jetty.testApp).entrySet()) {
@@ -83,7 +93,9 @@ final class EmbeddedJetty implements QosServer {
         FilterHolder holder = new FilterHolder(filter);
         holder.setAsyncSupported(true);
         holder.setInitParameter("policy", writePolicy(dir, policy).toString());
+        initParameters.forEach(holder::setInitParameter);
         context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+        more.accept(context);
         jetty.server.setHandler(context);
         jetty.engine = filter::getEngine;
         jetty.adapter = () -> context;

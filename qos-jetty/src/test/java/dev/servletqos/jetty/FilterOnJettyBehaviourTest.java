@@ -1,18 +1,30 @@
 package dev.servletqos.jetty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.servlet.QosFilter;
 import dev.servletqos.testkit.AdapterBehaviourSuite;
 import dev.servletqos.testkit.QosServer;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.ee11.servlet.FilterHolder;
+import org.eclipse.jetty.ee11.servlet.FilterMapping;
+import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.http.HttpVersion;
@@ -34,6 +46,69 @@ class FilterOnJettyBehaviourTest extends AdapterBehaviourSuite {
     @Override
     protected QosServer start(Path dir, String policyText, int maxThreads) throws Exception {
         return EmbeddedJetty.withFilter(dir, policyText, maxThreads);
+    }
+
+    /**
+     * Issue 11, finding 4: a filter mapped after the QoS filter for REQUEST only would not see a request that waited
+     * (it is resumed as an ASYNC dispatch), so the filter refuses to start, naming it and the fix; a filter mapped
+     * for ASYNC too, or one mapped before the QoS filter (it saw the request before it waited), is fine.
+     */
+    @Test
+    void aLaterFilterMappedForRequestsOnlyStopsTheStartNamingItAndTheFix() {
+        Exception e = assertThrows(Exception.class, () -> EmbeddedJetty.withFilter(dir, CLASSES, MAX_THREADS, Map.of(),
+                context -> {
+                    context.addFilter(new FilterHolder(new PassThrough()), "/*",
+                            EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+                    FilterHolder auth = new FilterHolder(new PassThrough());
+                    auth.setName("auth");
+                    context.addFilter(auth, "/*", EnumSet.of(DispatcherType.REQUEST));
+                }).close());
+        StringBuilder m = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            m.append(t.getMessage()).append('\n');
+        }
+        assertTrue(m.toString().contains("[auth]"), m.toString());
+        assertTrue(m.toString().contains("<dispatcher>ASYNC</dispatcher>"), m.toString());
+        assertTrue(m.toString().contains("allowRequestOnlyFilters"), m.toString());
+    }
+
+    @Test
+    void allowedTheFilterStartsWithALaterRequestOnlyFilter() throws Exception {
+        server = EmbeddedJetty.withFilter(dir, CLASSES, MAX_THREADS, Map.of("allowRequestOnlyFilters", "true"),
+                context -> context.addFilter(new FilterHolder(new PassThrough()), "/*",
+                        EnumSet.of(DispatcherType.REQUEST)));
+        assertEquals("ok basic", client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    @Test
+    void filtersBeforeTheQosFilterOrMappedForAsyncAreFine() throws Exception {
+        server = EmbeddedJetty.withFilter(dir, CLASSES, MAX_THREADS, Map.of(), context -> {
+            context.getServletHandler().prependFilterMapping(mapping(context, "early-auth", DispatcherType.REQUEST));
+            context.addFilter(new FilterHolder(new PassThrough()), "/*",
+                    EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+            context.addFilter(new FilterHolder(new PassThrough()), "/*", EnumSet.of(DispatcherType.ERROR));
+        });
+        assertEquals("ok basic", client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    private static FilterMapping mapping(ServletContextHandler context, String name, DispatcherType type) {
+        FilterHolder holder = new FilterHolder(new PassThrough());
+        holder.setName(name);
+        context.getServletHandler().addFilter(holder);
+        FilterMapping m = new FilterMapping();
+        m.setFilterName(name);
+        m.setPathSpec("/*");
+        m.setDispatcherTypes(EnumSet.of(type));
+        return m;
+    }
+
+    /** A filter that does nothing. */
+    public static final class PassThrough implements Filter {
+        @Override
+        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+                throws IOException, ServletException {
+            chain.doFilter(request, response);
+        }
     }
 
     /**

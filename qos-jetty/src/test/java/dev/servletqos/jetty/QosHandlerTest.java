@@ -118,7 +118,7 @@ class QosHandlerTest {
 
         HttpResponse<String> full = get(request("/work").header("Accept", "application/json").build());
         assertEquals(503, full.statusCode());
-        assertEquals("7", full.headers().firstValue("Retry-After").orElse(null));
+        AdapterBehaviourSuite.assertRetryAfter(7, full);
         assertEquals("no-store", full.headers().firstValue("Cache-Control").orElse(null));
         assertTrue(full.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
         assertTrue(full.body().contains("\"reason\":\"queue-full\""), full.body());
@@ -126,13 +126,13 @@ class QosHandlerTest {
         HttpResponse<String> head = get(request("/work").method("HEAD", HttpRequest.BodyPublishers.noBody())
                 .build());
         assertEquals(503, head.statusCode());
-        assertEquals("7", head.headers().firstValue("Retry-After").orElse(null));
+        AdapterBehaviourSuite.assertRetryAfter(7, head);
         assertEquals("", head.body());
 
         for (CompletableFuture<HttpResponse<String>> w : List.of(w1, w2)) {
             HttpResponse<String> r = w.get();
             assertEquals(503, r.statusCode(), "expired after its maximum wait");
-            assertEquals("7", r.headers().firstValue("Retry-After").orElse(null));
+            AdapterBehaviourSuite.assertRetryAfter(7, r);
             assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
             assertTrue(r.body().contains("Server busy"), r.body());
         }
@@ -480,5 +480,15 @@ class QosHandlerTest {
         PolicyException m = assertThrows(PolicyException.class, new EmbeddedJetty(missing, MAX_THREADS)::startServer);
         assertTrue(m.getMessage().contains("nope.properties") && m.getMessage().contains("no such file"),
                 m.getMessage());
+    }
+
+    /** Issue 11, finding 10: a session table that could not fit half of the heap. */
+    @Test
+    void startFailsOnASessionTableTooLargeForTheHeap() throws Exception {
+        Files.writeString(dir.resolve("qos.properties"), CLASSES + "session-table.max-entries = 100000000\n");
+        QosHandler qos = new QosHandler();
+        qos.setPolicy(dir.resolve("qos.properties").toString());
+        PolicyException e = assertThrows(PolicyException.class, new EmbeddedJetty(qos, MAX_THREADS)::startServer);
+        assertTrue(e.getMessage().contains("session-table.max-entries = 100000000: "), e.getMessage());
     }
 }

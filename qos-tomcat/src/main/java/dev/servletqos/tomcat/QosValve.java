@@ -29,6 +29,7 @@ import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ValveBase;
 import org.apache.juli.logging.Log;
 import org.apache.juli.logging.LogFactory;
+import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 /**
@@ -41,12 +42,15 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  * when a permit is granted it is resumed with {@code AsyncContext.dispatch()}, which runs the pipeline again:
  * a request note marks it so that the second pass goes straight through. The permit is released when the
  * request completes, also when the application itself went asynchronous. Filters mapped to REQUEST only do
- * not see a resumed request (it arrives as an ASYNC dispatch): map them for ASYNC too.
+ * not see a resumed request (it arrives as an ASYNC dispatch), so a security filter mapped that way would be
+ * skipped exactly when the server is loaded: the Context does not start while such a filter is mapped (the
+ * message names the filters and the fix), unless {@code allowRequestOnlyFilters="true"}.
  *
  * <p>Attributes (JavaBean setters, as server.xml sets them): {@code policy} (required: the policy file,
- * relative to {@code catalina.base} unless absolute) and overrides of its most changed settings:
- * {@code maxExecuting}, {@code scheduling}, {@code defaultClass}. Keep {@code max-executing} below the
- * connector's {@code maxThreads} with some headroom: a resumed request runs as a new executor task.
+ * relative to {@code catalina.base} unless absolute), overrides of its most changed settings:
+ * {@code maxExecuting}, {@code scheduling}, {@code defaultClass}, and {@code allowRequestOnlyFilters}. Keep
+ * {@code max-executing} below the connector's {@code maxThreads} with some headroom: a resumed request runs as a
+ * new executor task.
  */
 public class QosValve extends ValveBase {
 
@@ -55,18 +59,21 @@ public class QosValve extends ValveBase {
 
     private static final Log log = LogFactory.getLog(QosValve.class);
     private static final String TICKET_NOTE = "dev.servletqos.ticket";
+    /** Tomcat's WebSocket filter: mapped for REQUEST only, and harmless here, since a handshake never waits. */
+    private static final String WEBSOCKET_FILTER = "org.apache.tomcat.websocket.server.WsFilter";
 
     private String policy;
     private Integer maxExecuting;
     private String scheduling;
     private String defaultClass;
+    private boolean allowRequestOnlyFilters;
 
     /** The engine requests enter; null when stopped, and set to null first when the context begins to stop. */
     private volatile QosEngine engine;
     /** The engine this start made, stopped by {@link #stopInternal()}. */
     private QosEngine started;
     private volatile ServletTickets.Waiting waiting;
-    private LifecycleListener withdrawBeforeStop;
+    private LifecycleListener contextEvents;
     private ScheduledExecutorService ownExecutor;
 
     public QosValve() {
@@ -110,6 +117,19 @@ public class QosValve extends ValveBase {
         return defaultClass;
     }
 
+    /**
+     * Whether the Context may start while filters are mapped for REQUEST dispatches but not ASYNC ones; default
+     * false. A request that waited reaches the application as an ASYNC dispatch and skips such filters: allow it
+     * only for filters that need not see every request.
+     */
+    public void setAllowRequestOnlyFilters(boolean allow) {
+        this.allowRequestOnlyFilters = allow;
+    }
+
+    public boolean getAllowRequestOnlyFilters() {
+        return allowRequestOnlyFilters;
+    }
+
     /** The running engine, or null before start. */
     public QosEngine getEngine() {
         return engine;
@@ -118,12 +138,13 @@ public class QosValve extends ValveBase {
     @Override
     protected void startInternal() throws LifecycleException {
         QosPolicy p;
+        QosEngine e;
         try {
             p = loadPolicy();
-        } catch (PolicyException e) {
-            throw new LifecycleException("QosValve: bad policy: " + e.getMessage(), e);
+            e = QosEngine.create(p);
+        } catch (PolicyException ex) {
+            throw new LifecycleException("QosValve: bad policy: " + ex.getMessage(), ex);
         }
-        QosEngine e = QosEngine.create(p);
         if (getContainer() instanceof Context) {
             ((Context) getContainer()).getServletContext().setAttribute(ENGINE_ATTRIBUTE, e);
         }
@@ -146,16 +167,22 @@ public class QosValve extends ValveBase {
         engine = e;
         // A stopping Context first waits up to its unloadDelay for asynchronous requests (waiting ones are), then
         // stops its servlets, and its valves last: answer the waiting requests before all that.
+        // A starting Context starts its valves before its ServletContainerInitializers and listeners run, which may
+        // add filters (Spring Boot does): its filters are all known only when it signals START, at the end.
         Container container = getContainer();
         if (container != null) {
-            withdrawBeforeStop = event -> {
+            contextEvents = event -> {
                 if (Lifecycle.BEFORE_STOP_EVENT.equals(event.getType())) {
                     withdrawEngine();
+                } else if (Lifecycle.START_EVENT.equals(event.getType())) {
+                    checkFiltersSeeResumedRequests();
                 }
             };
-            container.addLifecycleListener(withdrawBeforeStop);
+            container.addLifecycleListener(contextEvents);
+            if (container.getState().isAvailable()) {
+                checkFiltersSeeResumedRequests(); // added to a Context that is running already
+            }
         }
-        warnAboutFiltersSkippedOnResume();
         log.info("servlet-qos: " + p.classes().size() + " classes, " + p.scheduling().key() + ", max-executing "
                 + p.maxExecuting() + " (policy " + policy + ")");
         super.startInternal();
@@ -169,9 +196,9 @@ public class QosValve extends ValveBase {
     protected void stopInternal() throws LifecycleException {
         super.stopInternal();
         withdrawEngine();
-        if (withdrawBeforeStop != null) {
-            getContainer().removeLifecycleListener(withdrawBeforeStop);
-            withdrawBeforeStop = null;
+        if (contextEvents != null) {
+            getContainer().removeLifecycleListener(contextEvents);
+            contextEvents = null;
         }
         if (started != null) {
             started.stop();
@@ -206,23 +233,42 @@ public class QosValve extends ValveBase {
 
     /**
      * A request that waited is resumed as an ASYNC dispatch, which filters mapped to REQUEST only do not see:
-     * a security filter mapped that way would be skipped exactly when the server is loaded. Say so at start.
+     * a security filter mapped that way would be skipped exactly when the server is loaded. Unless allowed, the
+     * Context must not start: throwing here, from its START event, fails its start with this message.
+     *
+     * @throws IllegalStateException naming the filters and the fix, unless {@code allowRequestOnlyFilters}
      */
-    private void warnAboutFiltersSkippedOnResume() {
-        if (!(getContainer() instanceof Context)) {
+    private void checkFiltersSeeResumedRequests() {
+        if (!(getContainer() instanceof Context context)) {
             return;
         }
         Set<String> skipped = new TreeSet<>();
-        for (FilterMap m : ((Context) getContainer()).findFilterMaps()) {
-            if ((m.getDispatcherMapping() & FilterMap.ASYNC) == 0) {
+        for (FilterMap m : context.findFilterMaps()) {
+            int dispatches = m.getDispatcherMapping();
+            FilterDef def = context.findFilterDef(m.getFilterName());
+            if ((dispatches & FilterMap.REQUEST) != 0 && (dispatches & FilterMap.ASYNC) == 0
+                    && (def == null || !WEBSOCKET_FILTER.equals(def.getFilterClass()))) {
                 skipped.add(m.getFilterName());
             }
         }
-        if (!skipped.isEmpty()) {
-            log.warn("servlet-qos: the filters " + skipped + " are not mapped for ASYNC dispatches; a request that "
-                    + "waited for a permit reaches the application as an ASYNC dispatch and skips them. Add "
-                    + "<dispatcher>ASYNC</dispatcher> to their mappings (security filters above all).");
+        if (skipped.isEmpty()) {
+            return;
         }
+        String problem = "the filters " + skipped + " are mapped for REQUEST dispatches but not for ASYNC ones. A "
+                + "request that waited for a permit reaches the application as an ASYNC dispatch and would skip them, "
+                + "exactly when the server is loaded.";
+        if (allowRequestOnlyFilters) {
+            log.warn("servlet-qos: " + problem + " Allowed by allowRequestOnlyFilters=\"true\".");
+            return;
+        }
+        withdrawEngine();
+        if (started != null) {
+            started.stop(); // the failed Context may stay deployed: no sweep runs for it meanwhile
+        }
+        throw new IllegalStateException("QosValve: " + problem + " Add <dispatcher>ASYNC</dispatcher> to their "
+                + "<filter-mapping> (DispatcherType.ASYNC in addMappingForUrlPatterns or @WebFilter(dispatcherTypes),"
+                + " setDispatcherTypes on a Spring Boot FilterRegistrationBean), or, if skipping them is harmless, set "
+                + "allowRequestOnlyFilters=\"true\" on the valve.");
     }
 
     private QosPolicy loadPolicy() {

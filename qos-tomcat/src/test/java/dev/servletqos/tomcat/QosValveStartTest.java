@@ -75,6 +75,21 @@ class QosValveStartTest {
         assertTrue(m.contains("max-executting"), m);
     }
 
+    /** Issue 11, finding 8: the key and the length, never the secret. */
+    @Test
+    void aShortSecretIsNamedByKeyAndLengthButNotShown() throws Exception {
+        String m = failure("classes = premium, basic\ntier-cookie.secret = hunter2-hunter\n");
+        assertTrue(m.contains("tier-cookie.secret = (hidden, 14 bytes): must be at least 16 bytes"), m);
+        assertTrue(!m.contains("hunter2"), m);
+    }
+
+    /** Issue 11, finding 10: a session table that could not fit half of the heap. */
+    @Test
+    void aSessionTableTooLargeForTheHeapIsNamed() throws Exception {
+        String m = failure("classes = premium, basic\nsession-table.max-entries = 100000000\n");
+        assertTrue(m.contains("session-table.max-entries = 100000000: "), m);
+    }
+
     @Test
     void aMissingPolicyFileIsNamed() throws Exception {
         QosValve valve = new QosValve();

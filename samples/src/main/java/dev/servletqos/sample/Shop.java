@@ -9,8 +9,6 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
-import java.util.Base64;
 
 /**
  * The sample shop: registers its pages on a servlet context. Used by the embedded runners (through a
@@ -79,14 +77,7 @@ public final class Shop {
 
     /** The tier cookie codec for a policy: its secret, or a random one of this JVM when it has none. */
     public static TierCookies tierCookies(QosPolicy policy) {
-        String secret = policy.secret();
-        if (secret == null) {
-            byte[] b = new byte[32];
-            new SecureRandom().nextBytes(b);
-            secret = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-        }
-        return TierCookies.create(policy.tierCookieName(), secret, policy.previousSecret(),
-                policy.tierCookieMaxAge(), dev.servletqos.Clock.system());
+        return TierCookies.forPolicy(policy, dev.servletqos.Clock.system());
     }
 
     /** Pages the shop on this context has served since start (all statuses); 0 before registration. */

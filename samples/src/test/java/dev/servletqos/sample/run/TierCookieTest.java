@@ -41,7 +41,7 @@ class TierCookieTest {
             HttpResponse<String> first = returning.get("/browse");
             assertEquals(200, first.statusCode());
             String admission = ShopClient.setCookie(first, "QOSSESSION");
-            assertTrue(admission != null && admission.startsWith("v1.premium."), "admitted as premium: " + admission);
+            assertTrue(admission != null && admission.startsWith("v2.premium."), "admitted as premium: " + admission);
             assertEquals(1, server.engine().snapshot().get("premium").sessionsAdmitted());
             // the session keeps its class without the tier cookie
             returning.cookies.remove("QOSTIER");
@@ -57,7 +57,7 @@ class TierCookieTest {
             forger.cookies.put("QOSTIER", tier.substring(0, tier.length() - 4) + tail);
             HttpResponse<String> forged = forger.get("/browse");
             assertEquals(200, forged.statusCode());
-            assertTrue(ShopClient.setCookie(forged, "QOSSESSION").startsWith("v1.basic."));
+            assertTrue(ShopClient.setCookie(forged, "QOSSESSION").startsWith("v2.basic."));
             assertEquals(1, server.engine().snapshot().get("premium").sessionsAdmitted());
             EngineIdle.await(server, Duration.ofSeconds(10));
         }
