@@ -93,7 +93,7 @@ public class QosFilter implements Filter {
     private ServletContext servletContext;
     private ScheduledExecutorService sweeper;
     private volatile Thread sweeperThread;
-    private QosMBeans beans;
+    private volatile QosMBeans beans;
 
     @Override
     public void init(FilterConfig config) throws ServletException {
@@ -141,9 +141,10 @@ public class QosFilter implements Filter {
     public void destroy() {
         QosEngine e = engine;
         engine = null;
-        if (beans != null) {
-            beans.close();
-            beans = null;
+        QosMBeans b = beans;
+        beans = null;
+        if (b != null) {
+            b.close();
         }
         ServletTickets.Waiting w = waiting;
         if (w != null) {

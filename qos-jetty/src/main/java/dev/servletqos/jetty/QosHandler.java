@@ -134,7 +134,7 @@ public class QosHandler extends Handler.Wrapper {
     private volatile QosEngine engine;
     private Attributes published;
     /** The engine's JMX beans while started. */
-    private QosMBeans beans;
+    private volatile QosMBeans beans;
     /** Requests waiting now, so that a stop can answer them instead of leaving them hanging. */
     private final Set<Parked> parked = ConcurrentHashMap.newKeySet();
 
@@ -372,9 +372,10 @@ public class QosHandler extends Handler.Wrapper {
                 p.abandon();
             }
         } finally {
-            if (beans != null) {
-                beans.close();
-                beans = null;
+            QosMBeans b = beans;
+            beans = null;
+            if (b != null) {
+                b.close();
             }
             if (e != null) {
                 e.stop(); // its periodic work on the server's scheduler ends
