@@ -22,6 +22,7 @@ import javax.management.MBeanServer;
 import javax.management.MBeanServerConnection;
 import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
+import javax.management.RuntimeMBeanException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -134,6 +135,12 @@ class JmxBeansTest {
                         .getMessage());
         assertEquals("Budget = -1: must be 0..8 (MaxExecuting)",
                 assertThrows(IllegalArgumentException.class, () -> basic.setBudget(-1)).getMessage());
+        // without a proxy, as jconsole or a jshell session gets it
+        RuntimeMBeanException remoteRefusal = assertThrows(RuntimeMBeanException.class,
+                () -> remote.setAttribute(basic("/shop"), new Attribute("Budget", -1)));
+        assertEquals("java.lang.IllegalArgumentException: Budget = -1: must be 0..8 (MaxExecuting)",
+                remoteRefusal.getMessage());
+        assertEquals(IllegalArgumentException.class, remoteRefusal.getTargetException().getClass());
         assertEquals(before, engine.settings());
     }
 
