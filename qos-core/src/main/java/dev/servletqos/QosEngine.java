@@ -288,10 +288,19 @@ public final class QosEngine {
         update(s -> s.withClass(i, s.get(i).withSessionRate(perSecond, burst)));
     }
 
-    /** An operator's change of part of the settings: read, changed and applied with no other writer between. */
-    private void update(UnaryOperator<Settings> change) {
+    /**
+     * An operator's change of part of the settings (the setters above, the JMX beans): the settings in force are
+     * read, changed by {@code change} and put in force through {@link #apply} as {@link Settings.Source#OPERATOR},
+     * with no other writer (the controller, another operator) between the read and the apply, so that neither
+     * change is lost. Nothing changes when {@code change} or {@code apply} throws.
+     *
+     * @param change the change, e.g. {@code s -> s.withClass(i, s.get(i).withBudget(4))}; it may throw to refuse
+     * @return the settings now in force (as clamped)
+     * @throws IllegalArgumentException as {@link #apply} does, or as {@code change} does
+     */
+    public Settings update(UnaryOperator<Settings> change) {
         synchronized (control) {
-            apply(change.apply(settings()), Settings.Source.OPERATOR);
+            return apply(change.apply(settings()), Settings.Source.OPERATOR);
         }
     }
 

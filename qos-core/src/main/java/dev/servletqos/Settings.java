@@ -64,6 +64,10 @@ public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classe
             return new ClassSettings(name, budget, minBudget, perSecond, burst, delayTarget);
         }
 
+        public ClassSettings withMinBudget(int m) {
+            return new ClassSettings(name, budget, m, sessionRate, sessionBurst, delayTarget);
+        }
+
         public ClassSettings withDelayTarget(Duration d) {
             return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, d);
         }

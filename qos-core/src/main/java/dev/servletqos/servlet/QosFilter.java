@@ -4,6 +4,7 @@ import dev.servletqos.Attributes;
 import dev.servletqos.Periodic;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Ticket;
+import dev.servletqos.jmx.QosMBeans;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.policy.QosPolicy;
@@ -18,6 +19,7 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,6 +79,10 @@ import java.util.concurrent.ScheduledExecutorService;
  * so the application does not start unprotected. The engine is published as the servlet context attribute
  * {@value #ENGINE_ATTRIBUTE} (tier cookies, management). Keep {@code max-executing} below the container's
  * request threads with some headroom: a resumed request runs as a new container task.
+ *
+ * <p>JMX: the engine's beans ({@link QosMBeans}) are registered on the platform MBean server, in the domain
+ * {@value QosMBeans#DOMAIN}, under the engine id of the application's context path ({@code /} at the root), and
+ * unregistered by {@link #destroy()}.
  */
 public class QosFilter implements Filter {
 
@@ -95,6 +101,7 @@ public class QosFilter implements Filter {
     private ServletContext servletContext;
     private ScheduledExecutorService sweeper;
     private volatile Thread sweeperThread;
+    private volatile QosMBeans beans;
 
     @Override
     public void init(FilterConfig config) throws ServletException {
@@ -123,6 +130,14 @@ public class QosFilter implements Filter {
         e.start(Periodic.on(sweeper));
         waiting = new ServletTickets.Waiting();
         engine = e;
+        String path = servletContext.getContextPath();
+        try {
+            beans = QosMBeans.register(e, ManagementFactory.getPlatformMBeanServer(), QosMBeans.DOMAIN,
+                    path == null || path.isEmpty() ? "/" : path);
+        } catch (RuntimeException ex) {
+            // the application keeps its protection; only the management view is missing
+            servletContext.log("servlet-qos: WARNING: no JMX beans: " + ex.getMessage());
+        }
         servletContext.log("servlet-qos: " + policy.classes().size() + " classes, " + policy.scheduling().key()
                 + ", max-executing " + policy.maxExecuting() + " (policy " + config.getInitParameter("policy")
                 + ")");
@@ -136,6 +151,11 @@ public class QosFilter implements Filter {
     public void destroy() {
         QosEngine e = engine;
         engine = null;
+        QosMBeans b = beans;
+        beans = null;
+        if (b != null) {
+            b.close();
+        }
         ServletTickets.Waiting w = waiting;
         if (w != null) {
             w.close();
@@ -165,6 +185,11 @@ public class QosFilter implements Filter {
     /** The running engine, or null before {@link #init} and after {@link #destroy}. */
     public QosEngine getEngine() {
         return engine;
+    }
+
+    /** The engine's JMX beans while running, or null (before {@link #init}, after {@link #destroy}, or refused). */
+    public QosMBeans getMBeans() {
+        return beans;
     }
 
     @Override

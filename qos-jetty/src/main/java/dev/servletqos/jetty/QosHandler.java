@@ -5,10 +5,12 @@ import dev.servletqos.EngineSnapshot;
 import dev.servletqos.Periodic;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Ticket;
+import dev.servletqos.jmx.QosMBeans;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.policy.QosPolicy;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import javax.management.MBeanServer;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.jmx.MBeanContainer;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Connector;
@@ -129,6 +133,8 @@ public class QosHandler extends Handler.Wrapper {
      */
     private volatile QosEngine engine;
     private Attributes published;
+    /** The engine's JMX beans while started. */
+    private volatile QosMBeans beans;
     /** Requests waiting now, so that a stop can answer them instead of leaving them hanging. */
     private final Set<Parked> parked = ConcurrentHashMap.newKeySet();
 
@@ -326,6 +332,7 @@ public class QosHandler extends Handler.Wrapper {
             e.fitToThreads(pool.getMaxThreads());
         }
         e.start(periodic(server.getScheduler()));
+        registerBeans(server, context, e);
         try {
             super.doStart();
         } catch (Throwable x) {
@@ -365,6 +372,11 @@ public class QosHandler extends Handler.Wrapper {
                 p.abandon();
             }
         } finally {
+            QosMBeans b = beans;
+            beans = null;
+            if (b != null) {
+                b.close();
+            }
             if (e != null) {
                 e.stop(); // its periodic work on the server's scheduler ends
             }
@@ -373,6 +385,53 @@ public class QosHandler extends Handler.Wrapper {
                 published = null;
             }
         }
+    }
+
+    /**
+     * Registers the engine's beans ({@link QosMBeans}) in the domain {@value QosMBeans#DOMAIN}, under the engine id
+     * of the enclosing context's path ({@code /} at the root): on the MBean server of the server's
+     * {@code MBeanContainer} when Jetty's {@code jmx} module is on, else on the platform MBean server. A refusal
+     * costs the management view, not the protection.
+     */
+    private void registerBeans(Server server, ContextHandler context, QosEngine e) {
+        String path = context == null ? null : context.getContextPath();
+        try {
+            beans = QosMBeans.register(e, mbeanServer(server), QosMBeans.DOMAIN,
+                    path == null || path.isEmpty() ? "/" : path);
+        } catch (RuntimeException ex) {
+            LOG.warn("servlet-qos: no JMX beans: {}", ex.getMessage());
+        }
+    }
+
+    /** The MBean server of the server's {@code MBeanContainer}, or the platform's without one. */
+    static MBeanServer mbeanServer(Server server) {
+        MBeanServer s = JettyJmx.PRESENT ? JettyJmx.of(server) : null;
+        return s != null ? s : ManagementFactory.getPlatformMBeanServer();
+    }
+
+    /** The {@code jetty-jmx} classes, only touched when they are on the class path (the jmx module is optional). */
+    private static final class JettyJmx {
+
+        static final boolean PRESENT = present();
+
+        private static boolean present() {
+            try {
+                Class.forName("org.eclipse.jetty.jmx.MBeanContainer", false, QosHandler.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return false;
+            }
+        }
+
+        static MBeanServer of(Server server) {
+            MBeanContainer c = server.getBean(MBeanContainer.class);
+            return c == null ? null : c.getMBeanServer();
+        }
+    }
+
+    /** The engine's JMX beans while started, or null. */
+    public QosMBeans getMBeans() {
+        return beans;
     }
 
     private QosPolicy resolvePolicy() {

@@ -5,6 +5,7 @@ import dev.servletqos.EngineSnapshot;
 import dev.servletqos.Periodic;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Ticket;
+import dev.servletqos.jmx.QosMBeans;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.policy.QosPolicy;
@@ -30,6 +31,7 @@ import org.apache.catalina.valves.ValveBase;
 import org.apache.juli.logging.Log;
 import org.apache.juli.logging.LogFactory;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
+import org.apache.tomcat.util.modeler.Registry;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 /**
@@ -51,6 +53,12 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  * {@code maxExecuting}, {@code scheduling}, {@code defaultClass}, and {@code allowRequestOnlyFilters}. Keep
  * {@code max-executing} below the connector's {@code maxThreads} with some headroom: a resumed request runs as a
  * new executor task.
+ *
+ * <p>JMX: the valve itself is described by the {@code mbeans-descriptors.xml} beside this class, and registered
+ * by Tomcat as its valves are ({@code Catalina:type=Valve,host=..,context=..,name=QosValve}); at start it also
+ * registers the engine's beans ({@link QosMBeans}) on Tomcat's MBean server, in the container's domain
+ * ({@code Catalina}), under the engine id {@code //host/path} (Tomcat's name of the web module), and unregisters
+ * them when it stops.
  */
 public class QosValve extends ValveBase {
 
@@ -75,6 +83,7 @@ public class QosValve extends ValveBase {
     private volatile ServletTickets.Waiting waiting;
     private LifecycleListener contextEvents;
     private ScheduledExecutorService ownExecutor;
+    private volatile QosMBeans beans;
 
     public QosValve() {
         super(true);
@@ -135,6 +144,17 @@ public class QosValve extends ValveBase {
         return engine;
     }
 
+    /** The engine's JMX beans while started, or null (stopped, or refused by the MBean server). */
+    public QosMBeans getMBeans() {
+        return beans;
+    }
+
+    /** The ObjectName of the engine's JMX bean while started, or null: where its class and controller beans are. */
+    public String getEngineObjectName() {
+        QosMBeans b = beans;
+        return b == null ? null : b.names().get(0).toString();
+    }
+
     @Override
     protected void startInternal() throws LifecycleException {
         QosPolicy p;
@@ -163,6 +183,7 @@ public class QosValve extends ValveBase {
         }
         e.start(Periodic.on(executor));
         started = e;
+        registerBeans(e);
         waiting = new ServletTickets.Waiting();
         engine = e;
         // A stopping Context first waits up to its unloadDelay for asynchronous requests (waiting ones are), then
@@ -196,6 +217,7 @@ public class QosValve extends ValveBase {
     protected void stopInternal() throws LifecycleException {
         super.stopInternal();
         withdrawEngine();
+        closeBeans();
         if (contextEvents != null) {
             getContainer().removeLifecycleListener(contextEvents);
             contextEvents = null;
@@ -216,6 +238,33 @@ public class QosValve extends ValveBase {
         }
         if (getContainer() instanceof Context) {
             ((Context) getContainer()).getServletContext().removeAttribute(ENGINE_ATTRIBUTE);
+        }
+    }
+
+    /**
+     * Registers the engine's beans beside Tomcat's own: its MBean server, its container's domain, and the web
+     * module's name {@code //host/path} as the engine id. A refusal costs the management view, not the protection.
+     */
+    private void registerBeans(QosEngine e) {
+        String domain = getDomain() != null ? getDomain() : QosMBeans.DOMAIN;
+        String id = "/";
+        if (getContainer() instanceof Context context) {
+            String host = context.getParent() != null ? context.getParent().getName() : "";
+            id = "//" + host + (context.getPath().isEmpty() ? "/" : context.getPath());
+        }
+        try {
+            beans = QosMBeans.register(e, Registry.getRegistry(null).getMBeanServer(), domain, id);
+        } catch (RuntimeException ex) {
+            log.warn("servlet-qos: no JMX beans: " + ex.getMessage());
+        }
+    }
+
+    /** Unregisters the engine's JMX beans, if registered. */
+    private void closeBeans() {
+        QosMBeans b = beans;
+        beans = null;
+        if (b != null) {
+            b.close();
         }
     }
 
@@ -263,8 +312,9 @@ public class QosValve extends ValveBase {
         }
         withdrawEngine();
         if (started != null) {
-            started.stop(); // the failed Context may stay deployed: no sweep runs for it meanwhile
+            started.stop(); // the failed Context may stay deployed: no sweep runs for it meanwhile, no beans left
         }
+        closeBeans();
         throw new IllegalStateException("QosValve: " + problem + " Add <dispatcher>ASYNC</dispatcher> to their "
                 + "<filter-mapping> (DispatcherType.ASYNC in addMappingForUrlPatterns or @WebFilter(dispatcherTypes),"
                 + " setDispatcherTypes on a Spring Boot FilterRegistrationBean), or, if skipping them is harmless, set "

@@ -1,0 +1,161 @@
+package dev.servletqos.jmx;
+
+import dev.servletqos.ClassStats;
+import dev.servletqos.control.WaitHistogram;
+import javax.management.ConstructorParameters;
+
+/**
+ * One service class's counters at one instant, as JMX shows them (a {@code CompositeData} to a client): taken
+ * from the engine's snapshot, so that they add up, {@code entered = completed + declined + rejected + expired +
+ * cancelled + executing + queued}. Counts are since the engine started. Immutable.
+ */
+public final class ClassStatistics {
+
+    private final String name;
+    private final int budget;
+    private final int executing;
+    private final int borrowed;
+    private final int queued;
+    private final long entered;
+    private final long completed;
+    private final long declined;
+    private final long rejected;
+    private final long expired;
+    private final long cancelled;
+    private final long queueFull;
+    private final long sessionsAdmitted;
+    private final long sessionsRefusedQueued;
+    private final long sessionsRefusedRate;
+    private final double meanWaitMillis;
+    private final double p95WaitMillis;
+
+    @ConstructorParameters({"name", "budget", "executing", "borrowed", "queued", "entered", "completed", "declined",
+            "rejected", "expired", "cancelled", "queueFull", "sessionsAdmitted", "sessionsRefusedQueued",
+            "sessionsRefusedRate", "meanWaitMillis", "p95WaitMillis"})
+    public ClassStatistics(String name, int budget, int executing, int borrowed, int queued, long entered,
+                           long completed, long declined, long rejected, long expired, long cancelled, long queueFull,
+                           long sessionsAdmitted, long sessionsRefusedQueued, long sessionsRefusedRate,
+                           double meanWaitMillis, double p95WaitMillis) {
+        this.name = name;
+        this.budget = budget;
+        this.executing = executing;
+        this.borrowed = borrowed;
+        this.queued = queued;
+        this.entered = entered;
+        this.completed = completed;
+        this.declined = declined;
+        this.rejected = rejected;
+        this.expired = expired;
+        this.cancelled = cancelled;
+        this.queueFull = queueFull;
+        this.sessionsAdmitted = sessionsAdmitted;
+        this.sessionsRefusedQueued = sessionsRefusedQueued;
+        this.sessionsRefusedRate = sessionsRefusedRate;
+        this.meanWaitMillis = meanWaitMillis;
+        this.p95WaitMillis = p95WaitMillis;
+    }
+
+    /** The statistics of one class of a snapshot. */
+    public static ClassStatistics of(ClassStats c) {
+        WaitHistogram waits = WaitHistogram.of(c.waitBuckets());
+        double p95 = waits.count() == 0 ? 0 : waits.quantile(0.95) * 1e3;
+        return new ClassStatistics(c.name(), c.budget(), c.executing(), c.borrowed(), c.queued(), c.entered(),
+                c.completed(), c.declined(), c.rejected(), c.expired(), c.cancelled(), c.queueFull(),
+                c.sessionsAdmitted(), c.sessionsRefusedQueued(), c.sessionsRefusedRate(), c.meanWaitNanos() / 1e6,
+                p95);
+    }
+
+    /** The class. */
+    public String getName() {
+        return name;
+    }
+
+    /** Its budget now (concurrency permits). */
+    public int getBudget() {
+        return budget;
+    }
+
+    /** Requests holding a permit now, borrowed ones included. */
+    public int getExecuting() {
+        return executing;
+    }
+
+    /** Of those, permits beyond the budget. */
+    public int getBorrowed() {
+        return borrowed;
+    }
+
+    /** Requests waiting for a permit now (the queue's length). */
+    public int getQueued() {
+        return queued;
+    }
+
+    /** Requests that entered. */
+    public long getEntered() {
+        return entered;
+    }
+
+    /** Requests the application finished. */
+    public long getCompleted() {
+        return completed;
+    }
+
+    /** Requests that held a permit the container could not use (not served). */
+    public long getDeclined() {
+        return declined;
+    }
+
+    /** Requests refused at entry (refused new sessions and full queues), answered 503. */
+    public long getRejected() {
+        return rejected;
+    }
+
+    /** Requests that waited longer than the class's maximum wait, answered 503. */
+    public long getExpired() {
+        return expired;
+    }
+
+    /** Requests whose client went away while they waited. */
+    public long getCancelled() {
+        return cancelled;
+    }
+
+    /** Of the rejected, refused because the queue was full. */
+    public long getQueueFull() {
+        return queueFull;
+    }
+
+    /** New sessions admitted. */
+    public long getSessionsAdmitted() {
+        return sessionsAdmitted;
+    }
+
+    /** New sessions refused by the queue triggers (j, k) or, with automatic admission, the queue guard. */
+    public long getSessionsRefusedQueued() {
+        return sessionsRefusedQueued;
+    }
+
+    /** New sessions refused by the class's session rate. */
+    public long getSessionsRefusedRate() {
+        return sessionsRefusedRate;
+    }
+
+    /** Mean time a granted request waited for its permit, in milliseconds; 0 before the first grant. */
+    public double getMeanWaitMillis() {
+        return meanWaitMillis;
+    }
+
+    /**
+     * The 95th percentile of the granted requests' waits, in milliseconds, from the engine's wait histogram
+     * (interpolated within a bucket); 0 before the first grant.
+     */
+    public double getP95WaitMillis() {
+        return p95WaitMillis;
+    }
+
+    @Override
+    public String toString() {
+        return name + "{budget=" + budget + ", executing=" + executing + ", queued=" + queued + ", entered=" + entered
+                + ", completed=" + completed + ", rejected=" + rejected + ", expired=" + expired + "}";
+    }
+}

@@ -1,0 +1,101 @@
+package dev.servletqos.jmx;
+
+import dev.servletqos.EngineSnapshot;
+import dev.servletqos.QosEngine;
+import dev.servletqos.policy.ClassPolicy;
+import java.util.Map;
+
+/** {@link QosEngineMXBean} over one engine. */
+final class EngineBean implements QosEngineMXBean {
+
+    /** The most {@code max-executing} may be (the engine's clamp). */
+    static final int MAX_EXECUTING_LIMIT = 100_000;
+
+    static final Map<String, String> DESCRIPTIONS = Map.ofEntries(
+            Map.entry("EngineId", "The engine's id, the name key of all its beans"),
+            Map.entry("Scheduling", "The scheduling policy"),
+            Map.entry("DefaultClass", "The class of sessions no rule matches"),
+            Map.entry("ClassNames", "The service classes, highest priority first"),
+            Map.entry("MaxExecuting", "Requests executing at once over all classes (writable: 1..100000, at least "
+                    + "the sum of the reserves)"),
+            Map.entry("Ceiling", "The most MaxExecuting the capacity law may set"),
+            Map.entry("Executing", "Requests holding a permit now, all classes"),
+            Map.entry("Queued", "Requests waiting for a permit now, all classes"),
+            Map.entry("SettingsSource", "Who set the settings in force last: POLICY, OPERATOR or CONTROLLER"),
+            Map.entry("Sessions", "Sessions this node knows now (approximate)"),
+            Map.entry("Classes", "Each class's counters since start, highest priority first, from one snapshot"));
+
+    private final QosEngine engine;
+    private final String id;
+
+    EngineBean(QosEngine engine, String id) {
+        this.engine = engine;
+        this.id = id;
+    }
+
+    @Override
+    public String getEngineId() {
+        return id;
+    }
+
+    @Override
+    public String getScheduling() {
+        return engine.policy().scheduling().key();
+    }
+
+    @Override
+    public String getDefaultClass() {
+        return engine.policy().defaultClass();
+    }
+
+    @Override
+    public String[] getClassNames() {
+        return engine.policy().classes().stream().map(ClassPolicy::name).toArray(String[]::new);
+    }
+
+    @Override
+    public int getMaxExecuting() {
+        return engine.settings().maxExecuting();
+    }
+
+    @Override
+    public void setMaxExecuting(int maxExecuting) {
+        int reserves = engine.policy().classes().stream().mapToInt(c -> c.capacity().reserve()).sum();
+        if (maxExecuting < Math.max(1, reserves) || maxExecuting > MAX_EXECUTING_LIMIT) {
+            throw Refusals.refuse("MaxExecuting", maxExecuting, "must be " + Math.max(1, reserves) + ".."
+                    + MAX_EXECUTING_LIMIT + " (at least 1 and the sum of the classes' reserves)");
+        }
+        engine.update(s -> s.withMaxExecuting(maxExecuting));
+    }
+
+    @Override
+    public int getCeiling() {
+        return engine.settings().ceiling();
+    }
+
+    @Override
+    public int getExecuting() {
+        return engine.snapshot().executing();
+    }
+
+    @Override
+    public int getQueued() {
+        return engine.snapshot().queued();
+    }
+
+    @Override
+    public String getSettingsSource() {
+        return engine.settings().source().name();
+    }
+
+    @Override
+    public long getSessions() {
+        return engine.snapshot().sessions().tableSize();
+    }
+
+    @Override
+    public ClassStatistics[] getClasses() {
+        EngineSnapshot s = engine.snapshot();
+        return s.classes().stream().map(ClassStatistics::of).toArray(ClassStatistics[]::new);
+    }
+}

@@ -1,0 +1,88 @@
+package dev.servletqos.jmx;
+
+/**
+ * The feedback controller of one engine, ObjectName {@code <domain>:type=QosController,name=<engine id>}: its
+ * settings (the policy's {@code control.*} keys, writable; the references are the classes' delay targets, on
+ * the {@code QosServiceClass} beans) and what it did. A write takes effect at once (a new period at the next
+ * tick); a bad value is refused with an {@link IllegalArgumentException} naming the attribute and the value, and
+ * changes nothing.
+ */
+public interface QosControllerMXBean {
+
+    /** {@code control.mode}: {@code off}, {@code absolute} or {@code relative}. */
+    String getMode();
+
+    /** @throws IllegalArgumentException for another name, or relative with a single class */
+    void setMode(String mode);
+
+    /** {@code control.period} in milliseconds. */
+    long getPeriodMillis();
+
+    /** @throws IllegalArgumentException if outside 100..60000 */
+    void setPeriodMillis(long millis);
+
+    /** {@code control.delay}: 0 for the mean queue delay, else the quantile held at the target (0.95: p95). */
+    double getDelayQuantile();
+
+    /** @throws IllegalArgumentException if neither 0 nor strictly between 0 and 1 */
+    void setDelayQuantile(double q);
+
+    /** {@code control.absolute.gain}. */
+    double getAbsoluteGain();
+
+    /** @throws IllegalArgumentException if not a finite number other than 0 */
+    void setAbsoluteGain(double gain);
+
+    /** {@code control.absolute.zero}. */
+    double getAbsoluteZero();
+
+    /** @throws IllegalArgumentException if not at least 0 and less than 1 */
+    void setAbsoluteZero(double zero);
+
+    /** {@code control.relative.gain}. */
+    double getRelativeGain();
+
+    /** @throws IllegalArgumentException if not a finite number other than 0 */
+    void setRelativeGain(double gain);
+
+    /** {@code control.relative.zero}. */
+    double getRelativeZero();
+
+    /** @throws IllegalArgumentException if not at least 0 and less than 1 */
+    void setRelativeZero(double zero);
+
+    /** {@code control.anti-windup}. */
+    boolean isAntiWindup();
+
+    void setAntiWindup(boolean on);
+
+    /** {@code control.capacity}: {@code auto} or {@code fixed}. */
+    String getCapacity();
+
+    /** @throws IllegalArgumentException for another name */
+    void setCapacity(String capacity);
+
+    /** {@code control.admission}: {@code auto} or {@code triggers}. */
+    String getAdmission();
+
+    /** @throws IllegalArgumentException for another name */
+    void setAdmission(String admission);
+
+    /** Whether the loop is scheduled (the engine is started). */
+    boolean isRunning();
+
+    /** Whether a law other than the mode's runs (e.g. a system identification). */
+    boolean isOverridden();
+
+    /** Control periods run since start. */
+    long getPeriods();
+
+    /** Periods whose sample or law failed; the last good settings stayed in force. */
+    long getFailures();
+
+    /** The last failure's message, or null. */
+    String getLastFailure();
+
+    /** Each class's last period: reference, measured, error, output, applied, saturated periods. */
+    ControlReading[] getReadings();
+}

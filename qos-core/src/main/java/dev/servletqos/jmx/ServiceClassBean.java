@@ -1,0 +1,172 @@
+package dev.servletqos.jmx;
+
+import dev.servletqos.ClassStats;
+import dev.servletqos.QosEngine;
+import dev.servletqos.Settings;
+import dev.servletqos.policy.ClassPolicy;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/** {@link QosServiceClassMXBean} over one class of one engine. */
+final class ServiceClassBean implements QosServiceClassMXBean {
+
+    /** The longest delay target (as the policy's {@code delay-target}). */
+    static final long MAX_DELAY_TARGET_MILLIS = Duration.ofHours(1).toMillis();
+    static final double MAX_SESSION_RATE = 1e9;
+    static final int MAX_SESSION_BURST = 1_000_000;
+
+    static final Map<String, String> DESCRIPTIONS = Map.ofEntries(
+            Map.entry("Name", "The class"),
+            Map.entry("Priority", "Its place in the policy, 0 = highest priority"),
+            Map.entry("Budget", "Concurrency permits (writable: 0..MaxExecuting)"),
+            Map.entry("MinBudget", "The lowest budget the controller may set (writable: 0..MaxExecuting)"),
+            Map.entry("DelayTargetMillis", "The delay target in ms, the controller's reference (writable: 1..3600000)"),
+            Map.entry("SessionRate", "New sessions admitted per second, 0 = no limit (writable: 0..1e9)"),
+            Map.entry("SessionBurst", "The session token bucket's depth (writable: 1..1000000)"),
+            Map.entry("Reserve", "Permits never lent to other classes (the policy's)"),
+            Map.entry("Weight", "Share under the weighted policy (the policy's)"),
+            Map.entry("MaxQueue", "The most requests that may wait (the policy's)"),
+            Map.entry("MaxWaitMillis", "The longest a request may wait, in ms (the policy's)"),
+            Map.entry("Executing", "Requests holding a permit now"),
+            Map.entry("Queued", "Requests waiting now"),
+            Map.entry("Statistics", "The class's counters since start, from one snapshot"));
+
+    private final QosEngine engine;
+    private final int index;
+    private final ClassPolicy policy;
+
+    ServiceClassBean(QosEngine engine, int index) {
+        this.engine = engine;
+        this.index = index;
+        this.policy = engine.policy().classes().get(index);
+    }
+
+    private Settings.ClassSettings settings() {
+        return engine.settings().get(index);
+    }
+
+    private ClassStats stats() {
+        return engine.snapshot().classes().get(index);
+    }
+
+    /** Changes this class's settings through the engine's seam, as an operator. */
+    private void update(UnaryOperator<Settings.ClassSettings> change) {
+        engine.update(s -> s.withClass(index, change.apply(s.get(index))));
+    }
+
+    @Override
+    public String getName() {
+        return policy.name();
+    }
+
+    @Override
+    public int getPriority() {
+        return index;
+    }
+
+    @Override
+    public int getBudget() {
+        return settings().budget();
+    }
+
+    @Override
+    public void setBudget(int budget) {
+        engine.update(s -> {
+            if (budget < 0 || budget > s.maxExecuting()) {
+                throw Refusals.refuse("Budget", budget, "must be 0.." + s.maxExecuting() + " (MaxExecuting)");
+            }
+            return s.withClass(index, s.get(index).withBudget(budget));
+        });
+    }
+
+    @Override
+    public int getMinBudget() {
+        return settings().minBudget();
+    }
+
+    @Override
+    public void setMinBudget(int minBudget) {
+        engine.update(s -> {
+            if (minBudget < 0 || minBudget > s.maxExecuting()) {
+                throw Refusals.refuse("MinBudget", minBudget, "must be 0.." + s.maxExecuting() + " (MaxExecuting)");
+            }
+            return s.withClass(index, s.get(index).withMinBudget(minBudget));
+        });
+    }
+
+    @Override
+    public long getDelayTargetMillis() {
+        return settings().delayTarget().toMillis();
+    }
+
+    @Override
+    public void setDelayTargetMillis(long millis) {
+        if (millis < 1 || millis > MAX_DELAY_TARGET_MILLIS) {
+            throw Refusals.refuse("DelayTargetMillis", millis, "must be 1.." + MAX_DELAY_TARGET_MILLIS
+                    + " (1 ms..1 h)");
+        }
+        update(c -> c.withDelayTarget(Duration.ofMillis(millis)));
+    }
+
+    @Override
+    public double getSessionRate() {
+        return settings().sessionRate();
+    }
+
+    @Override
+    public void setSessionRate(double perSecond) {
+        if (!(perSecond >= 0 && perSecond <= MAX_SESSION_RATE)) {
+            throw Refusals.refuse("SessionRate", perSecond, "must be 0 (no limit) or a positive number up to 1e9");
+        }
+        update(c -> c.withSessionRate(perSecond, c.sessionBurst()));
+    }
+
+    @Override
+    public int getSessionBurst() {
+        return settings().sessionBurst();
+    }
+
+    @Override
+    public void setSessionBurst(int burst) {
+        if (burst < 1 || burst > MAX_SESSION_BURST) {
+            throw Refusals.refuse("SessionBurst", burst, "must be 1.." + MAX_SESSION_BURST);
+        }
+        update(c -> c.withSessionRate(c.sessionRate(), burst));
+    }
+
+    @Override
+    public int getReserve() {
+        return policy.capacity().reserve();
+    }
+
+    @Override
+    public int getWeight() {
+        return policy.capacity().weight();
+    }
+
+    @Override
+    public int getMaxQueue() {
+        return policy.queue().maxQueue();
+    }
+
+    @Override
+    public long getMaxWaitMillis() {
+        return policy.queue().maxWait().toMillis();
+    }
+
+    @Override
+    public int getExecuting() {
+        return stats().executing();
+    }
+
+    @Override
+    public int getQueued() {
+        return stats().queued();
+    }
+
+    @Override
+    public ClassStatistics getStatistics() {
+        return ClassStatistics.of(stats());
+    }
+}

@@ -1,0 +1,189 @@
+package dev.servletqos.jmx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.QosEngine;
+import dev.servletqos.Settings;
+import dev.servletqos.policy.ControlPolicy;
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.testkit.JmxRemote;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import javax.management.Attribute;
+import javax.management.JMX;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerConnection;
+import javax.management.MBeanServerFactory;
+import javax.management.ObjectName;
+import javax.management.RuntimeMBeanException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The beans of {@link QosMBeans} over a real RMI connection, without a container. */
+class JmxBeansTest {
+
+    private static final String POLICY = """
+            classes = premium, basic
+            default-class = basic
+            max-executing = 8
+            class.premium.budget = 6
+            class.basic.budget = 2
+            class.basic.session-rate = 5
+            class.basic.session-burst = 3
+            """;
+
+    private final MBeanServer mbeans = MBeanServerFactory.newMBeanServer();
+    private QosEngine engine;
+    private QosMBeans beans;
+    private JmxRemote jmx;
+    private MBeanServerConnection remote;
+
+    @BeforeEach
+    void start() throws Exception {
+        engine = engine();
+        beans = QosMBeans.register(engine, mbeans, QosMBeans.DOMAIN, "/shop");
+        jmx = JmxRemote.start(mbeans);
+        remote = jmx.connection();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        try {
+            jmx.close();
+        } finally {
+            beans.close();
+        }
+    }
+
+    private static QosEngine engine() {
+        return QosEngine.create(PolicyParser.read(new ByteArrayInputStream(POLICY.getBytes(StandardCharsets.UTF_8)),
+                "test policy", Map.of()));
+    }
+
+    private static ObjectName basic(String id) {
+        return QosMBeans.className(QosMBeans.DOMAIN, id, "basic");
+    }
+
+    @Test
+    void theNamesAreStableAndDocumented() throws Exception {
+        assertEquals("/shop", beans.engineId());
+        assertEquals(new ObjectName("dev.servletqos:type=QosEngine,name=/shop"), beans.names().get(0));
+        assertTrue(remote.isRegistered(new ObjectName("dev.servletqos:type=QosServiceClass,name=/shop,class=premium")));
+        assertTrue(remote.isRegistered(new ObjectName("dev.servletqos:type=QosServiceClass,name=/shop,class=basic")));
+        assertTrue(remote.isRegistered(new ObjectName("dev.servletqos:type=QosController,name=/shop")));
+        assertEquals(4, beans.names().size());
+        MBeanAttributeInfo budget = Arrays.stream(remote.getMBeanInfo(basic("/shop")).getAttributes())
+                .filter(a -> a.getName().equals("Budget")).findFirst().orElseThrow();
+        assertEquals("Concurrency permits (writable: 0..MaxExecuting)", budget.getDescription());
+        assertTrue(budget.isWritable());
+    }
+
+    @Test
+    void everyWriteGoesThroughTheSettingsSeamAsAnOperator() throws Exception {
+        ObjectName basic = basic("/shop");
+        ObjectName controller = QosMBeans.controllerName(QosMBeans.DOMAIN, "/shop");
+        ObjectName engineBean = QosMBeans.engineName(QosMBeans.DOMAIN, "/shop");
+        remote.setAttribute(basic, new Attribute("Budget", 3));
+        remote.setAttribute(basic, new Attribute("MinBudget", 1));
+        remote.setAttribute(basic, new Attribute("DelayTargetMillis", 750L));
+        remote.setAttribute(basic, new Attribute("SessionRate", 2.5));
+        remote.setAttribute(basic, new Attribute("SessionBurst", 4));
+        remote.setAttribute(engineBean, new Attribute("MaxExecuting", 10));
+        remote.setAttribute(controller, new Attribute("Mode", "absolute"));
+        remote.setAttribute(controller, new Attribute("PeriodMillis", 500L));
+        remote.setAttribute(controller, new Attribute("DelayQuantile", 0.95));
+        remote.setAttribute(controller, new Attribute("AbsoluteGain", -2.0));
+        remote.setAttribute(controller, new Attribute("AbsoluteZero", 0.5));
+        remote.setAttribute(controller, new Attribute("RelativeGain", 0.4));
+        remote.setAttribute(controller, new Attribute("RelativeZero", 0.1));
+        remote.setAttribute(controller, new Attribute("AntiWindup", false));
+
+        Settings s = engine.settings();
+        assertEquals(Settings.Source.OPERATOR, s.source());
+        assertEquals(new Settings.ClassSettings("basic", 3, 1, 2.5, 4, Duration.ofMillis(750)), s.get(1));
+        assertEquals(10, s.maxExecuting());
+        ControlPolicy c = s.control();
+        assertEquals(ControlPolicy.Mode.ABSOLUTE, c.mode());
+        assertEquals(Duration.ofMillis(500), c.period());
+        assertEquals(0.95, c.delayQuantile());
+        assertEquals(new ControlPolicy.Gains(-2.0, 0.5), c.absolute());
+        assertEquals(new ControlPolicy.Gains(0.4, 0.1), c.relative());
+        assertFalse(c.antiWindup());
+        assertEquals("absolute", remote.getAttribute(controller, "Mode"));
+        assertEquals(3, remote.getAttribute(basic, "Budget"));
+        assertEquals(3, engine.snapshot().get("basic").budget());
+    }
+
+    @Test
+    void aRefusedWriteNamesTheAttributeAndTheValueAndChangesNothing() {
+        Settings before = engine.settings();
+        QosControllerMXBean controller = JMX.newMXBeanProxy(remote, QosMBeans.controllerName(QosMBeans.DOMAIN,
+                "/shop"), QosControllerMXBean.class);
+        QosServiceClassMXBean basic = JMX.newMXBeanProxy(remote, basic("/shop"), QosServiceClassMXBean.class);
+        assertEquals("Mode = sideways: must be one of off, absolute, relative",
+                assertThrows(IllegalArgumentException.class, () -> controller.setMode("sideways")).getMessage());
+        assertEquals("AbsoluteGain = NaN: must be a finite number other than 0",
+                assertThrows(IllegalArgumentException.class, () -> controller.setAbsoluteGain(Double.NaN))
+                        .getMessage());
+        assertEquals("Budget = -1: must be 0..8 (MaxExecuting)",
+                assertThrows(IllegalArgumentException.class, () -> basic.setBudget(-1)).getMessage());
+        // without a proxy, as jconsole or a jshell session gets it
+        RuntimeMBeanException remoteRefusal = assertThrows(RuntimeMBeanException.class,
+                () -> remote.setAttribute(basic("/shop"), new Attribute("Budget", -1)));
+        assertEquals("java.lang.IllegalArgumentException: Budget = -1: must be 0..8 (MaxExecuting)",
+                remoteRefusal.getMessage());
+        assertEquals(IllegalArgumentException.class, remoteRefusal.getTargetException().getClass());
+        assertEquals(before, engine.settings());
+    }
+
+    @Test
+    void aProxyReadsTheStatisticsAsPlainObjects() {
+        QosServiceClassMXBean basic = JMX.newMXBeanProxy(remote, basic("/shop"), QosServiceClassMXBean.class);
+        ClassStatistics s = basic.getStatistics();
+        assertEquals("basic", s.getName());
+        assertEquals(2, s.getBudget());
+        assertEquals(0, s.getEntered());
+        QosEngineMXBean e = JMX.newMXBeanProxy(remote, beans.names().get(0), QosEngineMXBean.class);
+        assertEquals(2, e.getClasses().length);
+        assertEquals("strict-priority", e.getScheduling());
+        QosControllerMXBean c = JMX.newMXBeanProxy(remote, QosMBeans.controllerName(QosMBeans.DOMAIN, "/shop"),
+                QosControllerMXBean.class);
+        assertFalse(c.isRunning(), "the engine is not started");
+    }
+
+    @Test
+    void aSecondEngineOfTheSameIdGetsTheNextFreeOneAndCloseUnregistersOnlyItsOwn() throws Exception {
+        QosEngine other = engine();
+        QosMBeans second = QosMBeans.register(other, mbeans, QosMBeans.DOMAIN, "/shop");
+        try {
+            assertEquals("/shop#2", second.engineId());
+            remote.setAttribute(basic("/shop#2"), new Attribute("Budget", 5));
+            assertEquals(5, other.settings().get(1).budget());
+            assertEquals(2, engine.settings().get(1).budget(), "the first engine is not touched");
+        } finally {
+            second.close();
+            second.close(); // idempotent
+        }
+        for (ObjectName n : second.names()) {
+            assertFalse(remote.isRegistered(n), n.toString());
+        }
+        assertTrue(remote.isRegistered(basic("/shop")));
+        assertEquals(4, remote.queryNames(new ObjectName("dev.servletqos:*"), null).size());
+    }
+
+    @Test
+    void anIdWithCharactersAnObjectNameReservesIsQuoted() throws Exception {
+        try (QosMBeans odd = QosMBeans.register(engine(), mbeans, QosMBeans.DOMAIN, "a,b=c:d")) {
+            assertEquals("a,b=c:d", remote.getAttribute(odd.names().get(0), "EngineId"));
+            assertEquals("\"a,b=c:d\"", odd.names().get(0).getKeyProperty("name"));
+        }
+    }
+}
