@@ -4,13 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.servletqos.sample.Costs;
+import dev.servletqos.sample.SamplePolicy;
 import dev.servletqos.sample.ShopClient;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -109,6 +115,34 @@ class PrometheusEndpointTest {
                     Map.of("page", "browse", "content", "full", "status", "200")));
             assertFalse(e.names().stream().anyMatch(n -> n.startsWith("qos_")), "no engine, no qos_ meters: "
                     + e.names());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"tomcat", "jetty"})
+    void aScrapeIsANewSessionOfTheDefaultClassUnlessAnIpRuleClassifiesThePrometheusServer(String container,
+            @TempDir Path dir) throws Exception {
+        // Prometheus keeps no cookie: every scrape is a fresh client, and goes through the engine like any request
+        try (ShopServer server = Containers.start(container, ShopEndpointsTest.config(true))) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(200, new ShopClient(server.port()).get(PATH).statusCode());
+            }
+            assertEquals(3, server.engine().snapshot().get("basic").sessionsAdmitted(), "three scrapes, three sessions");
+            assertEquals(0, server.engine().snapshot().get("premium").sessionsAdmitted());
+            EngineIdle.await(server, Duration.ofSeconds(10));
+        }
+        // the recipe of docs/operations.md: the Prometheus server's address as a premium rule
+        Path file = SamplePolicy.write(SamplePolicy.RESOURCE, dir);
+        Files.writeString(file, Files.readString(file, StandardCharsets.UTF_8)
+                + "\nrule.2.type = ip\nrule.2.value = 127.0.0.1, ::1\nrule.2.class = premium\n", StandardCharsets.UTF_8);
+        ShopConfig withRule = new ShopConfig(true, 0, SamplePolicy.load(file), file, Costs.scaled(0.05));
+        try (ShopServer server = Containers.start(container, withRule)) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(200, new ShopClient(server.port()).get(PATH).statusCode());
+            }
+            assertEquals(3, server.engine().snapshot().get("premium").sessionsAdmitted(), "the scrapes are premium");
+            assertEquals(0, server.engine().snapshot().get("basic").sessionsAdmitted());
+            EngineIdle.await(server, Duration.ofSeconds(10));
         }
     }
 }
