@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -60,7 +61,7 @@ class PrometheusEndpointTest {
 
             String type = r.headers().firstValue("Content-Type").orElse("");
             assertTrue(type.startsWith("text/plain") && type.replace(" ", "").contains("version=0.0.4")
-                    && type.toLowerCase(java.util.Locale.ROOT).replace(" ", "").contains("charset=utf-8"),
+                    && type.toLowerCase(Locale.ROOT).replace(" ", "").contains("charset=utf-8"),
                     "the Prometheus text format 0.0.4: " + type);
             Exposition e = Exposition.parse(r.body());
 
