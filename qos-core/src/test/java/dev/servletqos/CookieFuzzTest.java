@@ -78,7 +78,7 @@ class CookieFuzzTest {
         EngineSnapshot.Sessions before = engine.snapshot().sessions();
 
         SplittableRandom random = new SplittableRandom(11);
-        Counting logs = new Counting();
+        Counting logs = new Counting(Thread.currentThread().getId());
         Logger library = Logger.getLogger("dev.servletqos");
         Level level = library.getLevel();
         library.setLevel(Level.ALL);
@@ -86,10 +86,15 @@ class CookieFuzzTest {
         PrintStream out = System.out;
         PrintStream err = System.err;
         AtomicLong printed = new AtomicLong();
+        Thread self = Thread.currentThread();
         PrintStream counting = new PrintStream(new OutputStream() {
             @Override
             public void write(int b) {
-                printed.incrementAndGet();
+                if (Thread.currentThread() == self) { // the request path runs on this thread
+                    printed.incrementAndGet();
+                } else {
+                    err.write(b);
+                }
             }
         }, true);
         long started = System.nanoTime();
@@ -246,17 +251,25 @@ class CookieFuzzTest {
         return b.toString();
     }
 
-    /** Counts every record java.util.logging publishes, and keeps the first. */
+    /**
+     * Counts every record java.util.logging publishes from one thread (the request path runs on the test's; an
+     * engine another test left behind may log from its own), and keeps the first.
+     */
     private static final class Counting extends Handler {
         final AtomicLong records = new AtomicLong();
+        final long thread;
         volatile String first;
 
-        Counting() {
+        Counting(long thread) {
+            this.thread = thread;
             setLevel(Level.ALL);
         }
 
         @Override
         public void publish(LogRecord record) {
+            if (record.getLongThreadID() != thread) {
+                return;
+            }
             if (records.getAndIncrement() == 0) {
                 first = record.getLoggerName() + " " + record.getLevel() + " " + record.getMessage();
             }
