@@ -25,10 +25,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Random sequences of enter, complete, expire (by the engine and by the container), cancel and budget
  * changes, with fixed seeds, checking DESIGN.md's invariants after every step: every ticket has exactly one
- * outcome and the counters reconcile with the tickets the test holds; the total never exceeds max-executing;
- * without borrowing no class runs above its budget (but for requests started before it was lowered); a
- * reserve is never lent; nothing waits while it could run; listeners are told once; at the end nothing is
- * left.
+ * outcome and the counters reconcile with the tickets the test holds; and the invariants every snapshot must
+ * show ({@link Invariants}, shared with the concurrent {@code EngineStressTest}): the total never exceeds
+ * max-executing; without borrowing no class runs above its budget (but for requests started before it was
+ * lowered); a reserve is never lent; nothing waits while it could run. Listeners are told once; at the end
+ * nothing is left.
  */
 class InvariantFuzzTest {
 
@@ -121,20 +122,13 @@ class InvariantFuzzTest {
         /** Parked tickets whose listener must be told when the engine (not the test) ends their wait. */
         final Set<Ticket> awaiting = Collections.newSetFromMap(new IdentityHashMap<>());
         final Map<String, List<String>> sessions = new HashMap<>();
-        final int[] budget;
-        /** Without borrowing, a class above a lowered budget gets no permit until it is back under it. */
-        final int[] ceiling;
+        final Invariants invariants;
 
         Model(QosEngine engine, QosPolicy policy) {
             this.engine = engine;
             this.policy = policy;
-            this.budget = new int[policy.classes().size()];
-            this.ceiling = new int[budget.length];
-            this.entered = new long[budget.length];
-            for (int i = 0; i < budget.length; i++) {
-                budget[i] = policy.classes().get(i).capacity().budget();
-                ceiling[i] = budget[i];
-            }
+            this.entered = new long[policy.classes().size()];
+            this.invariants = new Invariants(policy, engine.snapshot());
         }
 
         String sessionOf(String c, Random random) {
@@ -215,10 +209,9 @@ class InvariantFuzzTest {
         }
 
         void setBudget(String c, int b) {
-            int k = policy.classIndex(c);
             engine.setBudget(c, b);
-            budget[k] = b;
-            ceiling[k] = Math.max(b, engine.snapshot().classes().get(k).executing());
+            assertEquals(b, engine.settings().get(policy.classIndex(c)).budget());
+            invariants.applied(engine.settings());
         }
 
         /** The controller's output, clamped by the engine: never below min-budget, never above the total. */
@@ -227,14 +220,14 @@ class InvariantFuzzTest {
             for (int k = 0; k < budgets.length; k++) {
                 int b = applied.get(k).budget();
                 assertTrue(b >= applied.get(k).minBudget() && b <= applied.maxExecuting(), applied.toString());
-                budget[k] = b;
-                ceiling[k] = Math.max(b, engine.snapshot().classes().get(k).executing());
             }
+            invariants.applied(applied);
         }
 
         void check(String where) {
             EngineSnapshot s = engine.snapshot();
-            int n = budget.length;
+            invariants.check(s, where);
+            int n = entered.length;
             int[] running = new int[n];
             int[] parked = new int[n];
             live.removeIf(t -> t.state() != State.RUNNING && t.state() != State.PARKED);
@@ -246,7 +239,6 @@ class InvariantFuzzTest {
                     parked[k]++;
                 }
             }
-            assertTrue(s.executing() <= s.maxExecuting(), where + ": total above max-executing " + s);
             // A request the engine granted or expired must hear of it, or its client waits for nothing.
             for (Ticket t : awaiting) {
                 if (t.state() != State.PARKED) {
@@ -254,44 +246,12 @@ class InvariantFuzzTest {
                 }
             }
             awaiting.removeIf(t -> t.state() != State.PARKED);
-            boolean anyQueued = false;
-            int owedReserves = 0;
             for (int k = 0; k < n; k++) {
                 ClassStats c = s.classes().get(k);
-                assertTrue(c.reconciles(), where + ": " + c);
                 assertEquals(entered[k], c.entered(), where + ": entered of " + c.name());
                 assertEquals(running[k], c.executing(), where + ": executing of " + c.name());
                 assertEquals(parked[k], c.queued(), where + ": queued of " + c.name());
-                assertEquals(Math.max(0, running[k] - budget[k]), c.borrowed(), where + ": borrowed of " + c.name());
-                if (!policy.borrowing()) {
-                    ceiling[k] = Math.max(budget[k], Math.min(ceiling[k], running[k]));
-                    assertTrue(running[k] <= ceiling[k],
-                            where + ": " + c.name() + " runs " + running[k] + " above its budget " + budget[k]);
-                    assertTrue(c.queued() == 0 || running[k] >= budget[k] || s.executing() == s.maxExecuting()
-                                    || reserveBlocks(s, k),
-                            where + ": " + c.name() + " waits below its budget " + s);
-                }
-                owedReserves += Math.max(0, c.reserve() - c.executing());
-                anyQueued |= c.queued() > 0;
             }
-            assertTrue(s.maxExecuting() - s.executing() >= owedReserves,
-                    where + ": a reserve was lent: free " + (s.maxExecuting() - s.executing()) + " < owed "
-                            + owedReserves + " " + s);
-            if (anyQueued && policy.borrowing() && owedReserves == 0) {
-                assertEquals(s.maxExecuting(), s.executing(),
-                        where + ": work conserving: nothing waits while a permit is idle " + s);
-            }
-        }
-
-        private static boolean reserveBlocks(EngineSnapshot s, int k) {
-            int owed = 0;
-            for (int j = 0; j < s.classes().size(); j++) {
-                ClassStats c = s.classes().get(j);
-                if (j != k) {
-                    owed += Math.max(0, c.reserve() - c.executing());
-                }
-            }
-            return s.maxExecuting() - s.executing() - 1 < owed;
         }
 
         void endEverything(FakeClock clock) {

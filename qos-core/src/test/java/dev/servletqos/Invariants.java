@@ -1,0 +1,135 @@
+package dev.servletqos;
+
+import dev.servletqos.policy.ControlPolicy;
+import dev.servletqos.policy.QosPolicy;
+
+/**
+ * DESIGN.md's invariants as they show in an {@link EngineSnapshot}, written once for the sequential fuzz test
+ * ({@code InvariantFuzzTest}, a check after every step) and the concurrent stress test ({@code EngineStressTest},
+ * a check at sampled points while other threads go on). Every snapshot is taken under the scheduler's lock, so
+ * each check sees one state between two operations.
+ *
+ * <p>Limits change non-preemptively: a lowered budget or max-executing takes effect as requests finish. So the
+ * bounds are ratchets, one per limited quantity: a quantity only rises through a grant, and a grant needs the
+ * quantity after it to be within the limit in force then. Hence, between two checks, the quantity stays at or
+ * below the higher of its value at the last check and every limit in force since; the caller reports each
+ * settings value put in force ({@link #applied}, {@link #budgetInForce}, {@link #maxInForce}) before the next
+ * check. The three ratchets:
+ * <ul>
+ *   <li>executing, all classes, against max-executing;</li>
+ *   <li>executing of each class against its budget, when it may not borrow (borrowing off, and admission by
+ *       triggers: automatic admission serves an overdue class on any free permit);</li>
+ *   <li>executing plus the reserves other classes are still owed ({@code sum max(0, reserve - executing)})
+ *       against max-executing: a reserve is never lent.</li>
+ * </ul>
+ * And in every snapshot: the counters reconcile per class; the totals are the sums of the classes'; borrowed
+ * permits are {@code max(0, executing - budget)}; nothing waits while it could start (without borrowing: a class
+ * with waiting requests is at its budget, or the total is reached, or a reserve blocks it; with borrowing: no
+ * permit is idle while requests wait, unless a reserve keeps it).
+ *
+ * <p>Thread-safe: the concurrent test reports settings from several threads.
+ */
+final class Invariants {
+
+    private final boolean borrowing;
+    private final boolean classBudgets;
+    private long totalBound;
+    private long reserveBound;
+    private final long[] classBound;
+
+    /** @param initial a snapshot before any load: its settings are the first limits in force */
+    Invariants(QosPolicy policy, EngineSnapshot initial) {
+        this.borrowing = policy.borrowing();
+        this.classBudgets = !borrowing && initial.settings().control().admission() != ControlPolicy.Admission.AUTO;
+        this.classBound = new long[initial.classes().size()];
+        applied(initial.settings());
+        totalBound = Math.max(totalBound, initial.executing());
+        reserveBound = Math.max(reserveBound, heldOrOwed(initial));
+    }
+
+    /** A settings value was put in force (as the engine returned it, clamped). */
+    synchronized void applied(Settings s) {
+        maxInForce(s.maxExecuting());
+        for (int k = 0; k < classBound.length; k++) {
+            budgetInForce(k, s.get(k).budget());
+        }
+    }
+
+    /** Class {@code k}'s budget was {@code budget} for a while (e.g. through {@link QosEngine#setBudget}). */
+    synchronized void budgetInForce(int k, int budget) {
+        classBound[k] = Math.max(classBound[k], budget);
+    }
+
+    /** Max-executing was {@code max} for a while (e.g. through {@link QosEngine#setMaxExecuting}). */
+    synchronized void maxInForce(int max) {
+        totalBound = Math.max(totalBound, max);
+        reserveBound = Math.max(reserveBound, max);
+    }
+
+    /**
+     * Checks one snapshot against the invariants; then the bounds come down to what this snapshot allows from
+     * now on.
+     *
+     * @throws AssertionError naming {@code where} and the snapshot
+     */
+    synchronized void check(EngineSnapshot s, String where) {
+        int executing = 0;
+        int queued = 0;
+        for (ClassStats c : s.classes()) {
+            require(c.reconciles(), where, "counters do not reconcile for " + c.name(), s);
+            require(c.borrowed() == Math.max(0, c.executing() - c.budget()), where,
+                    "borrowed of " + c.name() + " is not max(0, executing - budget)", s);
+            executing += c.executing();
+            queued += c.queued();
+        }
+        require(executing == s.executing() && queued == s.queued(), where, "the totals are not the classes' sums", s);
+        require(s.executing() <= totalBound, where, "executing " + s.executing() + " above max-executing (bound "
+                + totalBound + ")", s);
+        long held = heldOrOwed(s);
+        require(held <= reserveBound, where, "a reserve was lent: executing + owed reserves " + held + " > "
+                + reserveBound, s);
+        for (int k = 0; k < classBound.length; k++) {
+            ClassStats c = s.classes().get(k);
+            if (classBudgets) {
+                require(c.executing() <= classBound[k], where, c.name() + " runs " + c.executing()
+                        + " above its budget (bound " + classBound[k] + ")", s);
+                require(c.queued() == 0 || c.executing() >= c.budget() || s.executing() >= s.maxExecuting()
+                        || reserveBlocks(s, k), where, c.name() + " waits below its budget", s);
+            }
+            classBound[k] = Math.max(c.executing(), c.budget());
+        }
+        if (borrowing && s.queued() > 0 && owed(s, -1) == 0) {
+            require(s.executing() >= s.maxExecuting(), where,
+                    "work conserving: requests wait while a permit is idle", s);
+        }
+        totalBound = Math.max(s.executing(), s.maxExecuting());
+        reserveBound = Math.max(held, s.maxExecuting());
+    }
+
+    /** Permits held plus the reserves not yet used: at most max-executing after any grant. */
+    private static long heldOrOwed(EngineSnapshot s) {
+        return s.executing() + owed(s, -1);
+    }
+
+    /** The reserves not in use, of every class but {@code except} (-1: all). */
+    private static int owed(EngineSnapshot s, int except) {
+        int owed = 0;
+        for (int j = 0; j < s.classes().size(); j++) {
+            ClassStats c = s.classes().get(j);
+            if (j != except) {
+                owed += Math.max(0, c.reserve() - c.executing());
+            }
+        }
+        return owed;
+    }
+
+    private static boolean reserveBlocks(EngineSnapshot s, int k) {
+        return s.maxExecuting() - s.executing() - 1 < owed(s, k);
+    }
+
+    private static void require(boolean ok, String where, String what, EngineSnapshot s) {
+        if (!ok) {
+            throw new AssertionError(where + ": " + what + ": " + s);
+        }
+    }
+}
