@@ -7,10 +7,13 @@ import dev.servletqos.control.LoopReading;
 import dev.servletqos.control.ObservableLaw;
 import dev.servletqos.control.Sample;
 import dev.servletqos.control.SampleSource;
+import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The thin shell that runs a control law every period on the engine's {@link Periodic} seam: take the
@@ -68,11 +71,23 @@ final class ControlLoop {
                 budgets = null;
         }
         ControlLaw capacity = c.capacity() == ControlPolicy.Capacity.AUTO ? ControlLaws.capacity() : null;
-        ControlLaw admission = c.admission() == ControlPolicy.Admission.AUTO ? ControlLaws.admission() : null;
+        ControlLaw admission = c.admission() == ControlPolicy.Admission.AUTO
+                ? ControlLaws.admission(sessionRateCeilings()) : null;
         if (capacity == null && admission == null) {
             return budgets;
         }
         return ControlLaws.chain(capacity, budgets, admission);
+    }
+
+    /** The session rates the policy gives (a ceiling of the admission law), by class name. */
+    private Map<String, Double> sessionRateCeilings() {
+        Map<String, Double> m = new HashMap<>();
+        for (ClassPolicy c : engine.policy().classes()) {
+            if (c.admission().sessionRate() > 0) {
+                m.put(c.name(), c.admission().sessionRate());
+            }
+        }
+        return m;
     }
 
     synchronized void start(Periodic p) {

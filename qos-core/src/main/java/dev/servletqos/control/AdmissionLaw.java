@@ -3,6 +3,7 @@ package dev.servletqos.control;
 import dev.servletqos.Settings;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The admission law: per class, the rate at which new sessions are admitted, so that the class's queue delay
@@ -41,6 +42,9 @@ import java.util.List;
  * held too. The rate never falls below {@value #MIN_RATE} sessions a second, so a class squeezed out by the
  * classes above it still admits a session now and then and learns when there is room again.
  *
+ * <p>A {@code session-rate} the operator gave a class in the policy is a ceiling: the rate never exceeds it, and
+ * it is the rate while the law's own is still open.
+ *
  * <p>Sessions already admitted are not affected: only the first request of a new session meets the rate.
  *
  * <p>Not thread-safe: one control task calls {@link #next}; {@link #readings()} may be read from any thread.
@@ -73,12 +77,23 @@ final class AdmissionLaw implements ObservableLaw {
      * rate yet): then the rate is what limits it (paper 002 raises a rate only when its hits reached 90 % of it).
      */
     static final double BINDING = 0.9;
+    /** The operator's session rates by class name (above 0: a ceiling). */
+    private final Map<String, Double> ceilings;
     private String[] names;
     private double[] factor;
     private double[] requests;
     private double[] sessions;
     private double[] service;
     private volatile List<LoopReading> readings = List.of();
+
+    AdmissionLaw() {
+        this(Map.of());
+    }
+
+    /** @param ceilings the operator's session rates by class name; a rate above 0 bounds the law's */
+    AdmissionLaw(Map<String, Double> ceilings) {
+        this.ceilings = Map.copyOf(ceilings);
+    }
 
     @Override
     public Settings next(Sample sample, Settings current) {
@@ -141,6 +156,10 @@ final class AdmissionLaw implements ObservableLaw {
             double perSession = sessions[k] > 0 ? Math.max(1, requests[k] / sessions[k]) : 1;
             if (sessions[k] >= MIN_SESSIONS && service[k] > 0) {
                 rate = Math.max(MIN_RATE, factor[k] * available / (service[k] * perSession));
+            }
+            double ceiling = ceilings.getOrDefault(cs.name(), 0.0);
+            if (ceiling > 0) {
+                rate = rate > 0 ? Math.min(rate, ceiling) : ceiling;
             }
             if (c != null) {
                 above += held(c, rate, perSession * service[k]);

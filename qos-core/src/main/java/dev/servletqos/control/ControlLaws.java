@@ -4,6 +4,7 @@ import dev.servletqos.Settings;
 import dev.servletqos.policy.ControlPolicy.Gains;
 import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * The control laws, as {@link ControlLaw}s: the delay laws of paper 001 (section III.D), the capacity and
@@ -100,7 +101,16 @@ public final class ControlLaws {
      * the session rate (0 = open).
      */
     public static ObservableLaw admission() {
-        return new AdmissionLaw();
+        return new AdmissionLaw(Map.of());
+    }
+
+    /**
+     * The admission law with ceilings: a class named in {@code ceilings} with a rate above 0 is never admitted
+     * faster than that many sessions a second (the {@code session-rate} an operator gave in the policy), also
+     * before its own rate is measured.
+     */
+    public static ObservableLaw admission(Map<String, Double> ceilings) {
+        return new AdmissionLaw(ceilings);
     }
 
     /**

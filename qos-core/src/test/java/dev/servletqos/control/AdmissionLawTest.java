@@ -75,6 +75,25 @@ class AdmissionLawTest {
         assertTrue(rate(0) >= 0.9 * before, "premium's rate from " + before + " to " + rate(0));
     }
 
+    /**
+     * The operator gave basic a session rate of 5 a second: the law's rate for basic never goes above it (the
+     * permits premium leaves would serve 29 a second), also before the law has measured basic's sessions, while
+     * premium, given none, gets the law's own rate.
+     */
+    @Test
+    void aSessionRateGivenInThePolicyIsTheLawsCeiling() {
+        AdmissionLaw bounded = new AdmissionLaw(java.util.Map.of("basic", 5.0));
+        settings = bounded.next(new Sample(1, LIMIT, Double.NaN, List.of(period("premium", 4, 0),
+                period("basic", 10, 0))), settings);
+        assertEquals(5.0, rate(1), 1e-9, "basic before its rate is measured");
+        for (int i = 0; i < 10; i++) {
+            settings = bounded.next(new Sample(1, LIMIT, Double.NaN, List.of(period("premium", 4, 0),
+                    period("basic", 10, 3))), settings);
+        }
+        assertEquals(5.0, rate(1), 1e-9, "basic, measured");
+        assertEquals(LIMIT / (SERVICE * REQUESTS), rate(0), 1e-9, "premium: no ceiling given, the whole server");
+    }
+
     /** Ten periods of premium admitting 4 sessions a second and basic 10, neither refusing: R and s measured. */
     private void warmUp() {
         for (int i = 0; i < 10; i++) {

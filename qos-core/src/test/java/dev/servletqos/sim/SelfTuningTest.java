@@ -47,9 +47,13 @@ class SelfTuningTest {
     static final Duration THINK = Duration.ofSeconds(1);
 
     static QosPolicy minimalPolicy() {
+        return policy(MINIMAL);
+    }
+
+    static QosPolicy policy(String text) {
         Properties p = new Properties();
         try {
-            p.load(new StringReader(MINIMAL));
+            p.load(new StringReader(text));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -129,6 +133,27 @@ class SelfTuningTest {
             assertTrue(f.sessionsPerSecond() >= 0.95 * CAPACITY, overload + "x: " + f);
             assertEquals(0, f.laterRefusals(), overload + "x: " + f);
         }
+    }
+
+    /**
+     * A number the operator gives is a bound: with {@code control.admission = auto}, basic's {@code session-rate}
+     * of 4 a second caps what the admission law would let in (at 1x the server has room for 42 basic sessions a
+     * second), and premium, given none, is admitted as before.
+     */
+    @Test
+    void aSessionRateTheOperatorGivesBoundsTheAdmissionLaw() {
+        QosPolicy p = policy(MINIMAL + "\ncontrol.admission = auto\nclass.basic.session-rate = 4\n"
+                + "class.basic.session-burst = 4");
+        SimResult r = Simulation.run(p, workload(1, Duration.ofSeconds(60), backEnd()), 1);
+        ClassSeries basic = r.series("basic");
+        double admitted = (basic.sum(Metric.SESSIONS_STARTED, 10, 60) - basic.sum(Metric.SESSIONS_REFUSED, 10, 60))
+                / 50;
+        Figures f = Figures.of(r, 10, 60);
+        System.out.println("1x, basic's session-rate 4: " + f + String.format(Locale.ROOT,
+                ", basic admitted %.2f sessions/s", admitted));
+        assertTrue(admitted <= 4 * 1.05, "basic admitted " + admitted + " sessions/s");
+        assertTrue(admitted >= 4 * 0.9, "basic admitted " + admitted + " sessions/s");
+        assertTrue(f.premiumCompleted() >= 0.98, f.toString());
     }
 
     /**
