@@ -60,12 +60,14 @@ final class EngineBean implements QosEngineMXBean {
 
     @Override
     public void setMaxExecuting(int maxExecuting) {
-        int reserves = engine.policy().classes().stream().mapToInt(c -> c.capacity().reserve()).sum();
-        if (maxExecuting < Math.max(1, reserves) || maxExecuting > MAX_EXECUTING_LIMIT) {
-            throw Refusals.refuse("MaxExecuting", maxExecuting, "must be " + Math.max(1, reserves) + ".."
-                    + MAX_EXECUTING_LIMIT + " (at least 1 and the sum of the classes' reserves)");
+        if (maxExecuting > MAX_EXECUTING_LIMIT) {
+            throw Refusals.refuse("MaxExecuting", maxExecuting, "must be at most " + MAX_EXECUTING_LIMIT);
         }
-        engine.update(s -> s.withMaxExecuting(maxExecuting));
+        try {
+            engine.setMaxExecuting(maxExecuting); // checks the lower bound: 1 and the sum of the reserves
+        } catch (IllegalArgumentException e) {
+            throw Refusals.refuse("MaxExecuting", maxExecuting, e.getMessage());
+        }
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.InstanceNotFoundException;
 import javax.management.JMException;
@@ -95,6 +96,27 @@ public final class QosMBeans implements AutoCloseable {
         }
         throw new IllegalStateException("servlet-qos: the JMX ids " + base + " to " + base + "#" + MAX_SUFFIX
                 + " are all taken");
+    }
+
+    /**
+     * {@link #register}, for an adapter: a server that refuses costs the management view, not the protection, so
+     * the refusal is handed to {@code warn} (as {@code "no JMX beans: <reason>"}) and null returned.
+     */
+    public static QosMBeans registerOrWarn(QosEngine engine, MBeanServer server, String domain, String engineId,
+                                           Consumer<String> warn) {
+        try {
+            return register(engine, server, domain, engineId);
+        } catch (RuntimeException e) {
+            warn.accept("no JMX beans: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** Closes a registration, if there is one. */
+    public static void close(QosMBeans registration) {
+        if (registration != null) {
+            registration.close();
+        }
     }
 
     /** The engine's bean: {@code <domain>:type=QosEngine,name=<id>}. */

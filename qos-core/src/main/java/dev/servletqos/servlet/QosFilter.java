@@ -130,14 +130,8 @@ public class QosFilter implements Filter {
         e.start(Periodic.on(sweeper));
         waiting = new ServletTickets.Waiting();
         engine = e;
-        String path = servletContext.getContextPath();
-        try {
-            beans = QosMBeans.register(e, ManagementFactory.getPlatformMBeanServer(), QosMBeans.DOMAIN,
-                    path == null || path.isEmpty() ? "/" : path);
-        } catch (RuntimeException ex) {
-            // the application keeps its protection; only the management view is missing
-            servletContext.log("servlet-qos: WARNING: no JMX beans: " + ex.getMessage());
-        }
+        beans = QosMBeans.registerOrWarn(e, ManagementFactory.getPlatformMBeanServer(), QosMBeans.DOMAIN,
+                servletContext.getContextPath(), m -> servletContext.log("servlet-qos: WARNING: " + m));
         servletContext.log("servlet-qos: " + policy.classes().size() + " classes, " + policy.scheduling().key()
                 + ", max-executing " + policy.maxExecuting() + " (policy " + config.getInitParameter("policy")
                 + ")");
@@ -151,11 +145,8 @@ public class QosFilter implements Filter {
     public void destroy() {
         QosEngine e = engine;
         engine = null;
-        QosMBeans b = beans;
+        QosMBeans.close(beans);
         beans = null;
-        if (b != null) {
-            b.close();
-        }
         ServletTickets.Waiting w = waiting;
         if (w != null) {
             w.close();

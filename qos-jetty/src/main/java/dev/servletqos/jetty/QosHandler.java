@@ -372,11 +372,8 @@ public class QosHandler extends Handler.Wrapper {
                 p.abandon();
             }
         } finally {
-            QosMBeans b = beans;
+            QosMBeans.close(beans);
             beans = null;
-            if (b != null) {
-                b.close();
-            }
             if (e != null) {
                 e.stop(); // its periodic work on the server's scheduler ends
             }
@@ -394,13 +391,8 @@ public class QosHandler extends Handler.Wrapper {
      * costs the management view, not the protection.
      */
     private void registerBeans(Server server, ContextHandler context, QosEngine e) {
-        String path = context == null ? null : context.getContextPath();
-        try {
-            beans = QosMBeans.register(e, mbeanServer(server), QosMBeans.DOMAIN,
-                    path == null || path.isEmpty() ? "/" : path);
-        } catch (RuntimeException ex) {
-            LOG.warn("servlet-qos: no JMX beans: {}", ex.getMessage());
-        }
+        beans = QosMBeans.registerOrWarn(e, mbeanServer(server), QosMBeans.DOMAIN,
+                context == null ? null : context.getContextPath(), m -> LOG.warn("servlet-qos: {}", m));
     }
 
     /** The MBean server of the server's {@code MBeanContainer}, or the platform's without one. */

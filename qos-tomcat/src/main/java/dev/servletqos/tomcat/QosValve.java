@@ -252,20 +252,14 @@ public class QosValve extends ValveBase {
             String host = context.getParent() != null ? context.getParent().getName() : "";
             id = "//" + host + (context.getPath().isEmpty() ? "/" : context.getPath());
         }
-        try {
-            beans = QosMBeans.register(e, Registry.getRegistry(null).getMBeanServer(), domain, id);
-        } catch (RuntimeException ex) {
-            log.warn("servlet-qos: no JMX beans: " + ex.getMessage());
-        }
+        beans = QosMBeans.registerOrWarn(e, Registry.getRegistry(null).getMBeanServer(), domain, id,
+                m -> log.warn("servlet-qos: " + m));
     }
 
     /** Unregisters the engine's JMX beans, if registered. */
     private void closeBeans() {
-        QosMBeans b = beans;
+        QosMBeans.close(beans);
         beans = null;
-        if (b != null) {
-            b.close();
-        }
     }
 
     /**
