@@ -198,15 +198,6 @@ final class SignedToken {
                 + "; HttpOnly; SameSite=Lax";
     }
 
-    /**
-     * Whether a cookie of this name must be {@code Secure}: a name with the {@code __Secure-} or {@code __Host-}
-     * prefix (RFC 6265bis, which compares the prefixes ignoring case), which browsers refuse to store otherwise.
-     */
-    static boolean needsSecure(String cookieName) {
-        return cookieName != null && (cookieName.regionMatches(true, 0, "__Secure-", 0, 9)
-                || cookieName.regionMatches(true, 0, "__Host-", 0, 7));
-    }
-
     /** Whole seconds of a max age, or -1 if it is null, under 1 s or over {@code maxSeconds}. */
     static long maxAgeSeconds(Duration maxAge, long maxSeconds) {
         if (maxAge == null || maxAge.isNegative()) {

@@ -86,10 +86,6 @@ final class AdmissionLaw implements ObservableLaw {
     private double[] service;
     private volatile List<LoopReading> readings = List.of();
 
-    AdmissionLaw() {
-        this(Map.of());
-    }
-
     /** @param ceilings the operator's session rates by class name; a rate above 0 bounds the law's */
     AdmissionLaw(Map<String, Double> ceilings) {
         this.ceilings = Map.copyOf(ceilings);

@@ -82,7 +82,7 @@ public final class ServletTickets {
     public static void serve(Waiting waiting, Ticket ticket, HttpServletRequest request, HttpServletResponse response,
                              Consumer<Object> mark, Application app, LongSupplier bytes)
             throws IOException, ServletException {
-        Marked marked = new Marked(ticket.setCookieHeader());
+        Marked marked = Marked.of(ticket.setCookieHeader());
         try {
             setAttribute(request, Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
             if (ticket.state() == Ticket.State.PARKED) {
@@ -125,16 +125,21 @@ public final class ServletTickets {
     }
 
     /** What the adapter's mark holds: the admission cookie, until the application's response takes it. */
-    private static final class Marked {
-        private final AtomicReference<String> cookie;
+    private static final class Marked extends AtomicReference<String> {
+        /** The mark of the requests that carry no cookie (most of them): one shared, nothing to hand out. */
+        static final Marked NONE = new Marked(null);
 
-        Marked(String cookie) {
-            this.cookie = new AtomicReference<>(cookie);
+        private Marked(String cookie) {
+            super(cookie);
+        }
+
+        static Marked of(String cookie) {
+            return cookie == null ? NONE : new Marked(cookie);
         }
 
         /** Adds the admission cookie ({@code Set-Cookie}) of a newly admitted or renewed session, once. */
         void addCookie(HttpServletResponse response) {
-            String c = cookie.getAndSet(null);
+            String c = getAndSet(null);
             if (c != null) {
                 response.addHeader("Set-Cookie", c);
             }

@@ -22,7 +22,7 @@ class AdmissionLawTest {
     /** A delay well under both targets. */
     private static final double LOW_DELAY = 0.02;
 
-    private final AdmissionLaw law = new AdmissionLaw();
+    private final AdmissionLaw law = new AdmissionLaw(java.util.Map.of());
     private Settings settings = settings(LIMIT, 0.95, cls("premium", 10, 1, 0.25), cls("basic", 10, 1, 1.0));
 
     @Test
