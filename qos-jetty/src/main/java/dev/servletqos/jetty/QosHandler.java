@@ -37,9 +37,6 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.util.Attributes;
 import org.eclipse.jetty.util.Callback;
-import org.eclipse.jetty.util.annotation.ManagedAttribute;
-import org.eclipse.jetty.util.annotation.ManagedObject;
-import org.eclipse.jetty.util.annotation.ManagedOperation;
 import org.eclipse.jetty.util.annotation.Name;
 import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -93,7 +90,7 @@ import org.slf4j.LoggerFactory;
  * property), and overrides of its most changed settings, {@code maxExecuting}, {@code scheduling},
  * {@code defaultClass}, applied at start. While running, {@link #setMaxExecuting(int)},
  * {@link #setBudget(String, int)} and {@link #setSessionRate(String, double, int)} change the engine at once
- * (also through JMX, when Jetty's {@code jmx} module is on). Start fails with a message naming the values
+ * (over JMX, the engine's own beans do the same: {@link QosMBeans}). Start fails with a message naming the values
  * when the policy is invalid or when a class's {@code max-wait}, plus the 100 ms expiry sweep and a 1 s margin,
  * is not below a connector's idle timeout (the connector would close a waiting request before its 503). If
  * the wrapped handler fails to start, the engine is withdrawn again. Keep {@code max-executing} below the thread
@@ -101,7 +98,6 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-@ManagedObject("servlet-qos: service classes, session admission and per-class queues in front of a handler")
 public class QosHandler extends Handler.Wrapper {
 
     /**
@@ -176,7 +172,6 @@ public class QosHandler extends Handler.Wrapper {
         this.policy = policy;
     }
 
-    @ManagedAttribute(value = "The policy file, read at start", readonly = true)
     public String getPolicy() {
         return policy;
     }
@@ -195,7 +190,6 @@ public class QosHandler extends Handler.Wrapper {
         this.maxExecuting = maxExecuting;
     }
 
-    @ManagedAttribute("Requests executing at once over all classes; settable while running")
     public int getMaxExecuting() {
         QosEngine e = engine;
         if (e != null) {
@@ -210,7 +204,6 @@ public class QosHandler extends Handler.Wrapper {
         this.scheduling = scheduling;
     }
 
-    @ManagedAttribute(value = "The scheduling policy", readonly = true)
     public String getScheduling() {
         QosEngine e = engine;
         return e != null ? e.snapshot().scheduling().key() : scheduling;
@@ -221,7 +214,6 @@ public class QosHandler extends Handler.Wrapper {
         this.defaultClass = defaultClass;
     }
 
-    @ManagedAttribute(value = "The class of sessions no rule matches", readonly = true)
     public String getDefaultClass() {
         QosEngine e = engine;
         return e != null ? e.policy().defaultClass() : defaultClass;
@@ -244,9 +236,7 @@ public class QosHandler extends Handler.Wrapper {
      * @throws IllegalStateException if the handler is not started
      * @throws IllegalArgumentException for an unknown class or a budget outside 0..max-executing
      */
-    @ManagedOperation(value = "Sets a class's budget (concurrency permits)", impact = "ACTION")
-    public void setBudget(@Name(value = "serviceClass", description = "the class") String serviceClass,
-                          @Name(value = "budget", description = "permits, 0..max-executing") int budget) {
+    public void setBudget(String serviceClass, int budget) {
         running().setBudget(serviceClass, budget);
     }
 
@@ -256,8 +246,7 @@ public class QosHandler extends Handler.Wrapper {
      * @throws IllegalStateException if the handler is not started
      * @throws IllegalArgumentException for an unknown class
      */
-    @ManagedOperation(value = "A class's budget (concurrency permits)", impact = "INFO")
-    public int getBudget(@Name(value = "serviceClass", description = "the class") String serviceClass) {
+    public int getBudget(String serviceClass) {
         ClassStats c = running().snapshot().get(serviceClass);
         if (c == null) {
             throw new IllegalArgumentException("no service class \"" + serviceClass + "\"");
@@ -271,34 +260,26 @@ public class QosHandler extends Handler.Wrapper {
      * @throws IllegalStateException if the handler is not started
      * @throws IllegalArgumentException for an unknown class or values out of range
      */
-    @ManagedOperation(value = "Sets a class's new-session rate and burst", impact = "ACTION")
-    public void setSessionRate(@Name(value = "serviceClass", description = "the class") String serviceClass,
-                               @Name(value = "perSecond", description = "new sessions a second, 0 = no limit")
-                               double perSecond,
-                               @Name(value = "burst", description = "bucket depth, at least 1") int burst) {
+    public void setSessionRate(String serviceClass, double perSecond, int burst) {
         running().setSessionRate(serviceClass, perSecond, burst);
     }
 
-    @ManagedAttribute("Requests holding a permit now, all classes")
     public int getExecuting() {
         EngineSnapshot s = snapshot();
         return s == null ? 0 : s.executing();
     }
 
-    @ManagedAttribute("Requests waiting for a permit now, all classes")
     public int getQueued() {
         EngineSnapshot s = snapshot();
         return s == null ? 0 : s.queued();
     }
 
-    @ManagedAttribute("Budget of each class, highest priority first")
     public String getBudgets() {
         EngineSnapshot s = snapshot();
         return s == null ? "" : s.classes().stream().map(c -> c.name() + "=" + c.budget())
                 .collect(Collectors.joining(", "));
     }
 
-    @ManagedAttribute("Settings and counters of each class")
     public String[] getClassStatistics() {
         EngineSnapshot s = snapshot();
         return s == null ? new String[0] : s.classes().stream().map(ClassStats::toString).toArray(String[]::new);
