@@ -23,12 +23,13 @@ import java.util.function.ToDoubleFunction;
 /**
  * Binds an engine's counters to a Micrometer registry, from outside the engine (nothing is recorded on the
  * request path: every meter reads the engine's snapshot). Names are {@code qos.*}; the class is the tag
- * {@code qos.class}, from the policy's bounded set; outcomes and reasons are tags too:
+ * {@code qos.class}, from the policy's bounded set; outcomes and reasons are tags too (every meter, with its
+ * type, tags and unit, is in {@code docs/metrics.md}, which {@code MetricsDocTest} keeps complete):
  * <ul>
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
- *   <li>{@code qos.rejections} (counter; {@code reason} = session-queued, session-rate, queue-full)</li>
- *   <li>{@code qos.sessions} (counter; {@code outcome} = admitted, refused)</li>
+ *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = session-queued, session-rate, queue-full)</li>
+ *   <li>{@code qos.sessions} (counter, unit sessions; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
  *       that waited up to that long, not cumulative across buckets; the buckets of {@link WaitHistogram})</li>
@@ -138,15 +139,15 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "cancelled"), name,
                     ClassStats::cancelled);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-queued"),
-                    name, ClassStats::sessionsRefusedQueued);
+                    name, "rejections", ClassStats::sessionsRefusedQueued);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-rate"),
-                    name, ClassStats::sessionsRefusedRate);
+                    name, "rejections", ClassStats::sessionsRefusedRate);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "queue-full"),
-                    name, ClassStats::queueFull);
+                    name, "rejections", ClassStats::queueFull);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
-                    ClassStats::sessionsAdmitted);
+                    "sessions", ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
-                    c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate());
+                    "sessions", c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate());
             meters.add(FunctionTimer.builder("qos.wait", this,
                             m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
                             TimeUnit.NANOSECONDS)
@@ -226,8 +227,13 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
 
     private void counter(String meter, String description, Tags tags, String className,
                          ToDoubleFunction<ClassStats> f) {
+        counter(meter, description, tags, className, "requests", f);
+    }
+
+    private void counter(String meter, String description, Tags tags, String className, String unit,
+                         ToDoubleFunction<ClassStats> f) {
         meters.add(FunctionCounter.builder(meter, this, m -> stat(m, className, f)).description(description)
-                .baseUnit("requests").tags(tags).register(registry));
+                .baseUnit(unit).tags(tags).register(registry));
     }
 
     private void control(String meter, String description, Tags tags, int index,
