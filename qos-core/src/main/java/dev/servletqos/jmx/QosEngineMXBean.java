@@ -3,8 +3,9 @@ package dev.servletqos.jmx;
 /**
  * One engine (one application's QoS gate), ObjectName {@code <domain>:type=QosEngine,name=<engine id>}: its
  * totals and each class's counters from one snapshot, so that they add up. {@code MaxExecuting} is writable;
- * everything else is read-only. Statistics are not resettable: the engine's counters only grow (the control
- * loop and the meters read their differences), so a client that wants a window subtracts two readings.
+ * everything else is read-only. {@link #resetStatistics()} makes the beans' counts start again from now: a
+ * baseline the beans subtract, not a reset of the engine's counters, which only grow (the control loop and the
+ * meters read their differences).
  */
 public interface QosEngineMXBean {
 
@@ -46,6 +47,16 @@ public interface QosEngineMXBean {
     /** Sessions this node knows now (approximate). */
     long getSessions();
 
-    /** Each class's counters, highest priority first. */
+    /** Each class's counters since {@link #getStatisticsSince()}, highest priority first. */
     ClassStatistics[] getClasses();
+
+    /** Since when the beans' statistics count: the engine's start, or the last reset (ISO-8601, UTC). */
+    String getStatisticsSince();
+
+    /**
+     * Makes every count of {@link #getClasses()} and of each class's {@code Statistics} start from now (requests
+     * in flight now count as entered after it, so the counts still add up); the means and the p95 wait are then
+     * over the permits granted since. The engine's counters, its meters and the control loop are not touched.
+     */
+    void resetStatistics();
 }

@@ -1,6 +1,7 @@
 package dev.servletqos.jmx;
 
 import dev.servletqos.QosEngine;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -74,12 +75,13 @@ public final class QosMBeans implements AutoCloseable {
         for (int n = 1; n <= MAX_SUFFIX; n++) {
             String id = n == 1 ? base : base + "#" + n;
             List<ObjectName> done = new ArrayList<>();
+            StatisticsBaseline baseline = new StatisticsBaseline(Instant.now());
             try {
-                done.add(server.registerMBean(new Described<>(new EngineBean(engine, id), QosEngineMXBean.class,
+                done.add(server.registerMBean(new Described<>(new EngineBean(engine, id, baseline), QosEngineMXBean.class,
                         "servlet-qos engine " + id, EngineBean.DESCRIPTIONS), engineName(domain, id)).getObjectName());
                 for (int i = 0; i < engine.policy().classes().size(); i++) {
                     String c = engine.policy().classes().get(i).name();
-                    done.add(server.registerMBean(new Described<>(new ServiceClassBean(engine, i),
+                    done.add(server.registerMBean(new Described<>(new ServiceClassBean(engine, i, baseline),
                             QosServiceClassMXBean.class, "servlet-qos service class " + c + " of " + id,
                             ServiceClassBean.DESCRIPTIONS), className(domain, id, c)).getObjectName());
                 }

@@ -30,15 +30,17 @@ final class ServiceClassBean implements QosServiceClassMXBean {
             Map.entry("MaxWaitMillis", "The longest a request may wait, in ms (the policy's)"),
             Map.entry("Executing", "Requests holding a permit now"),
             Map.entry("Queued", "Requests waiting now"),
-            Map.entry("Statistics", "The class's counters since start, from one snapshot"));
+            Map.entry("Statistics", "The class's counters since the engine's StatisticsSince, from one snapshot"));
 
     private final QosEngine engine;
     private final int index;
     private final ClassPolicy policy;
+    private final StatisticsBaseline baseline;
 
-    ServiceClassBean(QosEngine engine, int index) {
+    ServiceClassBean(QosEngine engine, int index, StatisticsBaseline baseline) {
         this.engine = engine;
         this.index = index;
+        this.baseline = baseline;
         this.policy = engine.policy().classes().get(index);
     }
 
@@ -167,6 +169,6 @@ final class ServiceClassBean implements QosServiceClassMXBean {
 
     @Override
     public ClassStatistics getStatistics() {
-        return ClassStatistics.of(stats());
+        return baseline.of(stats());
     }
 }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.QosEngine;
 import dev.servletqos.Settings;
+import dev.servletqos.TestRequest;
+import dev.servletqos.Ticket;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.testkit.JmxRemote;
@@ -157,6 +159,47 @@ class JmxBeansTest {
         QosControllerMXBean c = JMX.newMXBeanProxy(remote, QosMBeans.controllerName(QosMBeans.DOMAIN, "/shop"),
                 QosControllerMXBean.class);
         assertFalse(c.isRunning(), "the engine is not started");
+    }
+
+    @Test
+    void resetStatisticsCountsTheBeansFromNowAndLeavesTheEnginesCountersAlone() throws Exception {
+        QosEngineMXBean e = JMX.newMXBeanProxy(remote, beans.names().get(0), QosEngineMXBean.class);
+        QosServiceClassMXBean basic = JMX.newMXBeanProxy(remote, basic("/shop"), QosServiceClassMXBean.class);
+        engine.setMaxExecuting(1);
+        // three basic requests before the reset: one completed, one running, one waiting (its first request, each a
+        // new session: the session rate's burst is 3)
+        engine.enter(TestRequest.get("/a")).complete();
+        Ticket running = engine.enter(TestRequest.get("/b"));
+        Ticket waiting = engine.enter(TestRequest.get("/c"));
+        assertEquals(Ticket.State.RUNNING, running.state());
+        assertEquals(Ticket.State.PARKED, waiting.state());
+        String start = e.getStatisticsSince();
+
+        remote.invoke(beans.names().get(0), "resetStatistics", null, null);
+
+        assertTrue(e.getStatisticsSince().compareTo(start) >= 0, e.getStatisticsSince() + " after " + start);
+        ClassStatistics b = basic.getStatistics();
+        assertEquals(0, b.getCompleted(), "the completion before the reset is not counted");
+        assertEquals(0, b.getSessionsAdmitted());
+        assertEquals(2, b.getEntered(), "the two in flight count as entered after the reset");
+        assertEquals(1, b.getExecuting());
+        assertEquals(1, b.getQueued());
+        running.complete(); // the waiting one runs
+        waiting.complete();
+        Ticket refused = engine.enter(TestRequest.get("/d")); // a fourth new session: the bucket of 3 is empty
+        assertEquals(Ticket.State.REJECTED, refused.state());
+        b = basic.getStatistics();
+        assertEquals(3, b.getEntered());
+        assertEquals(2, b.getCompleted());
+        assertEquals(1, b.getRejected());
+        assertEquals(1, b.getSessionsRefusedRate(), "the refusal after the reset");
+        assertEquals(0, b.getSessionsAdmitted(), "the sessions admitted before the reset are not counted");
+        assertEquals(b.getEntered(), b.getCompleted() + b.getDeclined() + b.getRejected() + b.getExpired()
+                + b.getCancelled() + b.getExecuting() + b.getQueued(), "the counts since the reset add up");
+        assertEquals(b.getEntered(), e.getClasses()[1].getEntered(), "the engine's bean and the class's agree");
+        assertEquals(4, engine.snapshot().get("basic").entered(), "the engine's counters are not touched");
+        assertEquals(3, engine.snapshot().get("basic").completed());
+        assertEquals(3, engine.snapshot().get("basic").sessionsAdmitted());
     }
 
     @Test
