@@ -124,6 +124,18 @@ final class ControlLoop {
         override = l;
     }
 
+    /**
+     * Called by the engine, under this loop's lock, after a reloaded policy was put in force: the readings follow
+     * its classes, the law is rebuilt for its control settings (and session-rate ceilings) at the next period, and
+     * a new period takes effect at once. The sample source compares the classes by name across the reload.
+     */
+    synchronized void reloaded(Settings s) {
+        readings = new ControlStatus.Reading[s.classes().size()];
+        law = null;
+        lawControl = null;
+        applied(s);
+    }
+
     /** Called by the engine after any settings change: a new period takes effect at once. */
     synchronized void applied(Settings s) {
         if (periodic != null && !s.control().period().equals(scheduledPeriod)) {

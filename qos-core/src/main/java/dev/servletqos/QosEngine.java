@@ -4,10 +4,14 @@ import dev.servletqos.control.ControlLaw;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ControlPolicy;
+import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -36,29 +40,33 @@ public final class QosEngine {
 
     private static final System.Logger LOG = System.getLogger(QosEngine.class.getName());
 
-    private final QosPolicy policy;
+    /** The policy in force and what the request path reads from it; replaced whole by {@link #reload}. */
+    private volatile Regime regime;
     private final Clock clock;
     private final Scheduler scheduler;
-    private final Classifier classifier;
     private final SessionTable sessions;
     private final TierCookies tierCookies;
     private final String sessionCookieName;
     private final ControlLoop control;
     private final Routes routes = new Routes();
+    /** Where {@link #reloadPolicy()} reads the policy again; null for an engine built from a policy object. */
+    private volatile Supplier<QosPolicy> source;
+    private final List<Consumer<QosPolicy>> reloadListeners = new CopyOnWriteArrayList<>();
+    /** The worker threads an adapter reported ({@link #fitToThreads}), 0 if none: a reload fits to them again. */
+    private volatile int threads;
 
     /** Guarded by {@code this}: the expiry sweep while started. */
     private Periodic.Cancellable sweep;
 
     private QosEngine(QosPolicy policy, Clock clock) {
-        this.policy = policy;
         this.clock = clock;
         this.tierCookies = TierCookies.forPolicy(policy, clock);
         this.sessionCookieName = policy.sessionCookieName();
         // one signer for both kinds of cookie: the signature domain keeps them apart
         this.sessions = new SessionTable(policy, new SessionCookies(sessionCookieName, tierCookies.signer(),
                 policy.sessionMaxAge(), policy.sessionCookieSecure(), clock), clock);
-        this.scheduler = new Scheduler(policy, initialSettings(policy), clock);
-        this.classifier = new Classifier(policy, tierCookies);
+        this.regime = Regime.first(policy, new Classifier(policy, tierCookies));
+        this.scheduler = new Scheduler(regime, initialSettings(policy), clock);
         this.control = new ControlLoop(this);
     }
 
@@ -98,14 +106,17 @@ public final class QosEngine {
      * @return the request's ticket: RUNNING, PARKED or REJECTED
      */
     public Ticket enter(RequestView request, long nowNanos) {
+        Regime r = regime;
         SessionTable.Session s = sessions.lookup(request.cookie(sessionCookieName));
-        int c = s != null ? s.classIndex() : classifier.classify(request);
+        // a class index is meaningful with its policy's generation: the scheduler carries an older one over
+        int c = s != null ? s.classIndex() : r.classifier.classify(request);
+        int generation = s != null ? s.generation() : r.generation;
         // only the capacity law compares routes: without it, no path is read for them
         int route = scheduler.settings().control().capacity() == ControlPolicy.Capacity.AUTO
                 ? routes.of(request.method(), request.path()) : 0;
-        Ticket t = scheduler.enter(c, nowNanos, route, s == null);
+        Ticket t = scheduler.enter(c, generation, nowNanos, route, s == null);
         if (t.state != Ticket.State.REJECTED) {
-            t.setCookieHeader(s != null ? sessions.renewal(s) : sessions.admitNew(c));
+            t.setCookieHeader(s != null ? sessions.renewal(s) : sessions.admitNew(t.serviceClass()));
         }
         return t;
     }
@@ -209,6 +220,7 @@ public final class QosEngine {
 
     /** A consistent view of every class's settings and counters. */
     public EngineSnapshot snapshot() {
+        Classifier classifier = regime.classifier;
         EngineSnapshot.Sessions s = new EngineSnapshot.Sessions(sessions.size(), classifier.tierResults(),
                 classifier.tierUnknownClass(), sessions.cookieResults());
         return scheduler.snapshot(s);
@@ -260,6 +272,7 @@ public final class QosEngine {
         if (threads < 1) {
             throw new IllegalArgumentException("threads = " + threads + ": must be at least 1");
         }
+        this.threads = threads;
         if (settings().control().capacity() != dev.servletqos.policy.ControlPolicy.Capacity.AUTO) {
             return settings().ceiling();
         }
@@ -304,9 +317,127 @@ public final class QosEngine {
         }
     }
 
-    /** The policy the engine was built with (later changes are in {@link #settings()}, not here). */
+    /**
+     * The policy in force: the one the engine was built with, or the last one {@link #reload reloaded} (operators'
+     * and the controller's changes since are in {@link #settings()}, not here).
+     */
     public QosPolicy policy() {
-        return policy;
+        return regime.policy;
+    }
+
+    /**
+     * Tells the engine where its policy comes from, so that {@link #reloadPolicy()} can read it again: the adapters
+     * pass their own reading of the file (with their overrides), an engine built from a policy object has none.
+     *
+     * @param source reads and validates the policy again, throwing {@link PolicyException} for a bad one
+     */
+    public void reloadFrom(Supplier<QosPolicy> source) {
+        this.source = source;
+    }
+
+    /** Whether {@link #reloadPolicy()} has somewhere to read the policy from. */
+    public boolean reloadable() {
+        return source != null;
+    }
+
+    /**
+     * Reads the policy again from where the adapter read it ({@link #reloadFrom}) and puts it in force with
+     * {@link #reload}. A policy that does not parse or validate changes nothing.
+     *
+     * @return the policy now in force
+     * @throws PolicyException       if the policy does not parse or validate, or changes what cannot change while
+     *                               running; the message names the key and the value, and the old policy stays
+     * @throws IllegalStateException if the engine was built from a policy object and has nowhere to read it from
+     */
+    public QosPolicy reloadPolicy() {
+        Supplier<QosPolicy> s = source;
+        if (s == null) {
+            throw new IllegalStateException("this engine was built from a policy object, not read from a file: "
+                    + "there is nothing to reload it from (change it with the settings, or build a new engine)");
+        }
+        QosPolicy next = s.get();
+        reload(next);
+        return next;
+    }
+
+    /**
+     * Puts a new policy in force, whole and at once: its classes, rules, scheduling, borrowing, refusals, control
+     * settings and the settings it starts with (which replace an operator's or the controller's). Requests waiting
+     * keep their place in their class's queue; the waiting requests of a class the new policy no longer has join
+     * its default class's queue in arrival order and are served under that class's rules (its maximum wait and
+     * delay target from now), never dropped; its running requests finish and count as the default class's, and its
+     * admitted sessions go on in the default class. Counters go on (each class's still reconcile). The signing keys,
+     * the cookies and the session table cannot change while running: a policy that changes them is refused.
+     *
+     * @throws PolicyException if the policy changes a key that cannot change while running, or its control settings
+     *                         do not fit its classes; nothing changes then
+     */
+    public void reload(QosPolicy next) {
+        if (next == null) {
+            throw new NullPointerException("policy");
+        }
+        Settings initial = initialSettings(next);
+        synchronized (control) {
+            Regime old = regime;
+            checkFixed(old.policy, next);
+            try {
+                initial.control().check(next.classes().size());
+            } catch (IllegalArgumentException e) {
+                throw e instanceof PolicyException p ? p : new PolicyException(e.getMessage());
+            }
+            Regime r = old.next(next, new Classifier(next, tierCookies, old.classifier));
+            Settings applied = scheduler.reload(r, initial);
+            sessions.reloaded(r);
+            regime = r;
+            control.reloaded(applied);
+            int t = threads;
+            if (t > 0) {
+                fitToThreads(t);
+            }
+        }
+        LOG.log(System.Logger.Level.INFO, "servlet-qos: policy reloaded: classes "
+                + next.classes().stream().map(ClassPolicy::name).toList());
+        for (Consumer<QosPolicy> l : reloadListeners) {
+            try {
+                l.accept(next);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "servlet-qos: a policy reload listener failed", e);
+            }
+        }
+    }
+
+    /** The keys a running engine cannot take from a reloaded policy: they are in cookies already issued. */
+    private static void checkFixed(QosPolicy was, QosPolicy next) {
+        fixed("tier-cookie.name", was.tierCookieName(), next.tierCookieName());
+        if (!was.signingKeys().equals(next.signingKeys())) {
+            throw new PolicyException("tier-cookie.secret", "(not shown)", "cannot change while running (cookies "
+                    + "signed with it are out); restart the application to change the signing keys");
+        }
+        fixed("tier-cookie.max-age", was.tierCookieMaxAge(), next.tierCookieMaxAge());
+        fixed("tier-cookie.secure", was.tierCookieSecure(), next.tierCookieSecure());
+        fixed("session-cookie.name", was.sessionCookieName(), next.sessionCookieName());
+        fixed("session-cookie.max-age", was.sessionMaxAge(), next.sessionMaxAge());
+        fixed("session-cookie.secure", was.sessionCookieSecure(), next.sessionCookieSecure());
+        fixed("session-table.max-entries", was.sessionTableMaxEntries(), next.sessionTableMaxEntries());
+        fixed("session-table.idle-timeout", was.sessionIdleTimeout(), next.sessionIdleTimeout());
+    }
+
+    private static void fixed(String key, Object was, Object next) {
+        if (!was.equals(next)) {
+            throw new PolicyException(key, String.valueOf(next), "cannot change while running (it is " + was
+                    + "); restart the application to change it");
+        }
+    }
+
+    /**
+     * Calls {@code listener} with the new policy after every {@link #reload} (the JMX beans and the meters follow
+     * the classes with it), outside the engine's locks.
+     *
+     * @return closing it removes the listener
+     */
+    public AutoCloseable onReload(Consumer<QosPolicy> listener) {
+        reloadListeners.add(java.util.Objects.requireNonNull(listener));
+        return () -> reloadListeners.remove(listener);
     }
 
     /** The engine's clock. */
@@ -323,6 +454,7 @@ public final class QosEngine {
     }
 
     private int index(String serviceClass) {
+        QosPolicy policy = regime.policy;
         int i = policy.classIndex(serviceClass);
         if (i < 0) {
             throw new IllegalArgumentException("no service class \"" + serviceClass + "\"; classes are "

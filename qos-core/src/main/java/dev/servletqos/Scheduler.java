@@ -35,12 +35,16 @@ final class Scheduler {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Clock clock;
-    private final Scheduling scheduling;
-    private final SchedulingPolicy policy;
-    private final boolean borrowing;
-    private final Lane[] lanes;
-    private final AdmissionStep.Rejections rejections;
-    private final int reserves;
+    // what the policy decides; replaced together, under the lock, when the policy is reloaded (reload)
+    private Scheduling scheduling;
+    private SchedulingPolicy policy;
+    private boolean borrowing;
+    /** The lanes, highest priority first; the array is replaced, never changed, so it may be read without the lock. */
+    private volatile Lane[] lanes;
+    private volatile AdmissionStep.Rejections rejections;
+    private int reserves;
+    /** The generation of the policy in force ({@link Regime}), to carry class indexes of an earlier one over. */
+    private Regime regime;
 
     private volatile Settings settings;
     private boolean autoAdmission;
@@ -56,14 +60,21 @@ final class Scheduler {
     /** One class's queue, budget, bucket and counters; guarded by the lock. */
     static final class Lane {
         final String name;
-        final int index;
-        final int reserve;
-        final int weight;
-        final int maxQueue;
-        final long maxWaitNanos;
-        final int totalQueuedTrigger;
-        final int higherQueuedTrigger;
+        // the class's policy: set at creation and when the policy is reloaded (configure)
+        int index;
+        int reserve;
+        int weight;
+        int maxQueue;
+        /** Read without the lock by {@link Ticket#maxWaitNanos()}. */
+        volatile long maxWaitNanos;
+        int totalQueuedTrigger;
+        int higherQueuedTrigger;
         final TokenBucket sessions;
+        /**
+         * Where this lane's requests went when a reloaded policy removed its class (the default class's lane), else
+         * null: a request still running here gives its permit back there.
+         */
+        Lane successor;
         /** Copies of the settings in force that the request path reads. */
         int budget;
         long delayTargetNanos;
@@ -100,6 +111,12 @@ final class Scheduler {
 
         Lane(ClassPolicy c, int index) {
             this.name = c.name();
+            this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
+            configure(c, index);
+        }
+
+        /** Takes the class's policy (a reloaded one keeps the lane, its queue and its counters). */
+        void configure(ClassPolicy c, int index) {
             this.index = index;
             this.reserve = c.capacity().reserve();
             this.weight = c.capacity().weight();
@@ -107,7 +124,15 @@ final class Scheduler {
             this.maxWaitNanos = c.queue().maxWait().toNanos();
             this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
             this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
-            this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
+        }
+
+        /** The lane a request of this one belongs to now: itself, or where a reload moved its requests. */
+        Lane current() {
+            Lane l = this;
+            while (l.successor != null) {
+                l = l.successor;
+            }
+            return l;
         }
 
         /** Counts one more session-rate refusal now; returns the refusals of about the last second. */
@@ -127,39 +152,47 @@ final class Scheduler {
     static final int SERVICE_SAMPLING = 8;
     private static final long NO_TIME = Long.MIN_VALUE;
 
-    Scheduler(QosPolicy policy, Settings initial, Clock clock) {
+    Scheduler(Regime regime, Settings initial, Clock clock) {
         this.clock = clock;
-        this.scheduling = policy.scheduling();
-        this.policy = SchedulingPolicy.of(scheduling);
-        this.borrowing = policy.borrowing();
+        QosPolicy policy = regime.policy;
         List<ClassPolicy> classes = policy.classes();
-        this.lanes = new Lane[classes.size()];
-        long now = clock.nanoTime();
-        int r = 0;
-        for (int i = 0; i < lanes.length; i++) {
-            lanes[i] = new Lane(classes.get(i), i);
-            r += lanes[i].reserve;
+        Lane[] l = new Lane[classes.size()];
+        for (int i = 0; i < l.length; i++) {
+            l[i] = new Lane(classes.get(i), i);
         }
-        this.reserves = r;
-        this.rejections = new AdmissionStep.Rejections(policy.rejectStatus(), policy.retryAfter());
+        long now = clock.nanoTime();
         lock.lock();
         try {
+            takePolicyLocked(regime, l);
             applyLocked(clampLocked(initial, Settings.Source.POLICY), now);
         } finally {
             lock.unlock();
         }
     }
 
-    String className(int index) {
-        return lanes[index].name;
+    /** Puts a policy's scheduling, borrowing, refusals and lanes in force; under the lock. */
+    private void takePolicyLocked(Regime r, Lane[] next) {
+        QosPolicy p = r.policy;
+        if (p.scheduling() != scheduling) {
+            scheduling = p.scheduling();
+            policy = SchedulingPolicy.of(scheduling);
+            for (Lane l : next) {
+                l.pass = 0; // passes of another policy mean nothing to this one
+            }
+        }
+        borrowing = p.borrowing();
+        rejections = new AdmissionStep.Rejections(p.rejectStatus(), p.retryAfter());
+        int sum = 0;
+        for (Lane l : next) {
+            sum += l.reserve;
+        }
+        reserves = sum;
+        lanes = next;
+        regime = r;
     }
 
     Rejection expiredRejection() {
         return rejections.expired();
-    }
-
-    long maxWaitNanos(int index) {
-        return lanes[index].maxWaitNanos;
     }
 
     /** The settings in force. */
@@ -221,12 +254,14 @@ final class Scheduler {
      * in order), and the session counts as admitted only if its request is not rejected; a request of a known
      * (admitted) session is never refused by admission (only by a full queue).
      */
-    Ticket enter(int classIndex, long now, int route, boolean newSession) {
-        Ticket t = new Ticket(this, classIndex, now, route);
+    Ticket enter(int classIndex, int generation, long now, int route, boolean newSession) {
+        Ticket t = new Ticket(this, now, route);
         Ticket ready = null;
         lock.lock();
         try {
-            Lane lane = lanes[classIndex];
+            // an index of the policy before a reload is carried over by the class's name
+            Lane lane = lanes[generation == regime.generation ? classIndex : regime.resolve(generation, classIndex)];
+            t.lane = lane;
             lane.entered++;
             ready = expireOverdueLocked(now, null);
             decideLocked(t, lane, now, newSession);
@@ -283,7 +318,7 @@ final class Scheduler {
         if (t.state != State.RUNNING && t.state != State.PARKED) {
             return;
         }
-        Lane lane = lanes[t.classIndex];
+        Lane lane = t.lane;
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
         long now = parked > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0) ? clock.nanoTime()
                 : NO_TIME;
@@ -292,6 +327,10 @@ final class Scheduler {
         try {
             if (now == NO_TIME && parked > 0) {
                 now = clock.nanoTime(); // a request came to wait meanwhile: the dispatch needs the time
+            }
+            if (lane.successor != null) {
+                lane = lane.current(); // its class was removed by a reload: the default class took its requests
+                t.lane = lane;
             }
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
@@ -338,7 +377,7 @@ final class Scheduler {
             if (t.state != State.PARKED) {
                 return false;
             }
-            Lane lane = lanes[t.classIndex];
+            Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
             unlinkLocked(t, lane);
             t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
@@ -414,6 +453,96 @@ final class Scheduler {
     }
 
     /**
+     * Puts a reloaded policy in force, whole, under the lock: its classes (a class the old policy had keeps its
+     * lane: its queue in order, its running requests and its counters; a new class starts empty), scheduling,
+     * borrowing, refusals, and its settings, which replace the ones in force. The waiting requests of a class the
+     * policy no longer has join the default class's queue, in the order they arrived (its maximum wait and delay
+     * target apply to them from now), and its running requests count as the default class's: each moves into the
+     * default class's counters as entered there, so that every class still reconciles. Then one dispatch.
+     *
+     * @return the settings now in force
+     */
+    Settings reload(Regime next, Settings initial) {
+        Ticket ready;
+        Settings applied;
+        long now = clock.nanoTime();
+        lock.lock();
+        try {
+            List<ClassPolicy> classes = next.policy.classes();
+            java.util.Map<String, Lane> old = new java.util.LinkedHashMap<>();
+            for (Lane l : lanes) {
+                old.put(l.name, l);
+            }
+            Lane[] fresh = new Lane[classes.size()];
+            for (int i = 0; i < fresh.length; i++) {
+                Lane l = old.remove(classes.get(i).name());
+                if (l == null) {
+                    l = new Lane(classes.get(i), i);
+                } else {
+                    l.configure(classes.get(i), i);
+                }
+                fresh[i] = l;
+            }
+            Lane target = fresh[next.defaultIndex];
+            for (Lane gone : old.values()) {
+                moveLocked(gone, target);
+            }
+            takePolicyLocked(next, fresh);
+            // the caller checked the settings against the policy, so the clamp cannot refuse them
+            applied = clampLocked(initial, Settings.Source.POLICY);
+            settings = null; // every bucket takes the new policy's rate
+            applyLocked(applied, now);
+            ready = expireOverdueLocked(now, null);
+            ready = dispatchLocked(ready, now);
+        } finally {
+            lock.unlock();
+        }
+        notifyAll(ready);
+        return applied;
+    }
+
+    /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
+    private void moveLocked(Lane gone, Lane target) {
+        boolean wasIdle = target.head == null;
+        Ticket a = target.head;
+        Ticket b = gone.head;
+        Ticket head = null;
+        Ticket tail = null;
+        while (a != null || b != null) {
+            Ticket t;
+            if (b == null || (a != null && a.enteredNanos - b.enteredNanos <= 0)) {
+                t = a;
+                a = a.next;
+            } else {
+                t = b;
+                b = b.next;
+                t.lane = target;
+            }
+            t.prev = tail;
+            t.next = null;
+            if (tail == null) {
+                head = t;
+            } else {
+                tail.next = t;
+            }
+            tail = t;
+        }
+        target.head = head;
+        target.tail = tail;
+        target.queued += gone.queued;
+        target.executing += gone.executing;
+        target.entered += gone.queued + gone.executing;
+        gone.head = null;
+        gone.tail = null;
+        gone.queued = 0;
+        gone.executing = 0;
+        gone.successor = target;
+        if (wasIdle && target.head != null) {
+            policy.becameBusy(target);
+        }
+    }
+
+    /**
      * The one place settings are clamped: the ceiling to {@code max(1, sum of reserves)..100000} (raised to an
      * operator's max-executing, never to the controller's), max-executing
      * to {@code max(1, sum of reserves)..ceiling}, each
@@ -464,7 +593,8 @@ final class Scheduler {
             Settings.ClassSettings c = s.get(i);
             l.budget = c.budget();
             l.delayTargetNanos = c.delayTarget().toNanos();
-            Settings.ClassSettings was = old == null ? null : old.get(i);
+            Settings.ClassSettings was = old == null || old.classes().size() <= i || !old.get(i).name().equals(l.name)
+                    ? null : old.get(i);
             if (was == null || was.sessionRate() != c.sessionRate() || was.sessionBurst() != c.sessionBurst()) {
                 l.sessions.configure(c.sessionRate(), c.sessionBurst(), now);
             }

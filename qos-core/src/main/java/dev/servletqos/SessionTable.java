@@ -23,13 +23,17 @@ final class SessionTable {
      */
     static final long ENTRY_BYTES = 512;
 
-    /** An admitted session: its class, its id and until when the cookie the client holds is valid. */
-    record Session(int classIndex, String id, long admittedUntil) {
+    /**
+     * An admitted session: its class (an index of the policy's generation {@code generation}, see {@link Regime}),
+     * its id and until when the cookie the client holds is valid.
+     */
+    record Session(int classIndex, int generation, String id, long admittedUntil) {
     }
 
     private final Cache<String, Session> sessions;
     private final SessionCookies cookies;
-    private final QosPolicy policy;
+    /** The policy's classes now; replaced when the policy is reloaded. */
+    private volatile Regime regime;
     private final Clock clock;
     private final long maxAgeSeconds;
     private final LongAdder[] cookieResults = Classifier.newAdders(TierCookies.Verified.Status.values().length);
@@ -40,7 +44,7 @@ final class SessionTable {
      */
     SessionTable(QosPolicy policy, SessionCookies cookies, Clock clock) {
         checkFits(policy.sessionTableMaxEntries(), Runtime.getRuntime().maxMemory());
-        this.policy = policy;
+        this.regime = Regime.first(policy, null);
         this.cookies = cookies;
         this.clock = clock;
         this.maxAgeSeconds = policy.sessionMaxAge().getSeconds();
@@ -66,11 +70,11 @@ final class SessionTable {
         if (v.status() != TierCookies.Verified.Status.VALID) {
             return null;
         }
-        int c = policy.classIndex(v.serviceClass());
-        if (c < 0) {
+        Regime r = regime;
+        if (!r.has(v.serviceClass())) {
             return null;
         }
-        s = new Session(c, v.sessionId(), v.admittedUntil());
+        s = new Session(r.indexOf(v.serviceClass()), r.generation, v.sessionId(), v.admittedUntil());
         sessions.put(cookieValue, s);
         return s;
     }
@@ -84,19 +88,29 @@ final class SessionTable {
         if (s.admittedUntil() - now > maxAgeSeconds / 2) {
             return null;
         }
-        return admit(s.classIndex(), s.id(), now);
+        Regime r = regime;
+        return admit(r, r.resolve(s.generation(), s.classIndex()), s.id(), now);
     }
 
-    /** Records a newly admitted session and returns the Set-Cookie header of its admission cookie. */
-    String admitNew(int classIndex) {
-        return admit(classIndex, SessionCookies.newSessionId(), clock.epochSecond());
+    /** Records a newly admitted session of the class of that name and returns its admission cookie's Set-Cookie. */
+    String admitNew(String serviceClass) {
+        Regime r = regime;
+        return admit(r, r.indexOf(serviceClass), SessionCookies.newSessionId(), clock.epochSecond());
     }
 
-    private String admit(int classIndex, String id, long now) {
+    private String admit(Regime r, int classIndex, String id, long now) {
         long until = now + maxAgeSeconds;
-        String value = cookies.issue(policy.classes().get(classIndex).name(), id, until);
-        sessions.put(value, new Session(classIndex, id, until));
+        String value = cookies.issue(r.policy.classes().get(classIndex).name(), id, until);
+        sessions.put(value, new Session(classIndex, r.generation, id, until));
         return cookies.setCookieHeader(value, until);
+    }
+
+    /**
+     * The classes of a reloaded policy: sessions known here keep their class by name (a removed class's sessions
+     * go on in the default class); a cookie for a class the policy no longer has, not known here, is a new session.
+     */
+    void reloaded(Regime r) {
+        regime = r;
     }
 
     /** The most sessions whose table, full, takes at most half of a heap of {@code maxHeapBytes}. */

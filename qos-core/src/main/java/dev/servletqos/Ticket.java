@@ -64,7 +64,11 @@ public final class Ticket {
     }
 
     final Scheduler scheduler;
-    final int classIndex;
+    /**
+     * The class's lane: set under the scheduler's lock when the ticket enters, and moved by a reload that removes
+     * the class (see {@link Scheduler#reload}).
+     */
+    Scheduler.Lane lane;
     final long enteredNanos;
     /** The request's route ({@link Routes}): whose service times its own is compared with. */
     final int route;
@@ -88,9 +92,8 @@ public final class Ticket {
     private Rejection rejection;
     private String setCookie;
 
-    Ticket(Scheduler scheduler, int classIndex, long enteredNanos, int route) {
+    Ticket(Scheduler scheduler, long enteredNanos, int route) {
         this.scheduler = scheduler;
-        this.classIndex = classIndex;
         this.enteredNanos = enteredNanos;
         this.route = route;
     }
@@ -102,7 +105,7 @@ public final class Ticket {
 
     /** The service class this request was classified into. */
     public String serviceClass() {
-        return scheduler.className(classIndex);
+        return lane.name;
     }
 
     /**
@@ -137,7 +140,7 @@ public final class Ticket {
 
     /** How long a parked ticket may wait before the engine expires it, in nanoseconds. */
     public long maxWaitNanos() {
-        return scheduler.maxWaitNanos(classIndex);
+        return lane.maxWaitNanos;
     }
 
     /**

@@ -1,0 +1,250 @@
+package dev.servletqos;
+
+import static dev.servletqos.Engines.cookieValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.policy.QosPolicy;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Reloading the policy of a running engine: whole and at once, nothing dropped, a bad policy changes nothing. */
+class PolicyReloadTest {
+
+    private static final String THREE = """
+            classes = premium, silver, basic
+            default-class = basic
+            max-executing = 1
+            tier-cookie.secret = test-secret-0123456789abcdef
+            rule.1.type = header
+            rule.1.header = X-Tier
+            rule.1.value = premium
+            rule.1.class = premium
+            rule.2.type = header
+            rule.2.header = X-Tier
+            rule.2.value = silver
+            rule.2.class = silver
+            class.basic.max-wait = 10s
+            """;
+
+    /** Silver is gone; basic waits longer; a new class gold on top; two permits. */
+    private static final String TWO = """
+            classes = gold, premium, basic
+            default-class = basic
+            max-executing = 2
+            tier-cookie.secret = test-secret-0123456789abcdef
+            rule.1.type = header
+            rule.1.header = X-Tier
+            rule.1.value = premium
+            rule.1.class = premium
+            rule.2.type = header
+            rule.2.header = X-Tier
+            rule.2.value = gold
+            rule.2.class = gold
+            class.gold.budget = 0
+            class.premium.budget = 1
+            class.basic.budget = 1
+            class.basic.max-wait = 20s
+            """;
+
+    private final FakeClock clock = new FakeClock();
+
+    private static QosPolicy parse(String text) {
+        return PolicyParser.read(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), "test policy",
+                Map.of());
+    }
+
+    private Ticket enter(QosEngine engine, String tier) {
+        clock.advance(Duration.ofMillis(1));
+        TestRequest r = TestRequest.get("/");
+        return engine.enter(tier == null ? r : r.header("X-Tier", tier), clock.nanoTime());
+    }
+
+    private static void reconciles(QosEngine engine) {
+        for (ClassStats c : engine.snapshot().classes()) {
+            assertTrue(c.reconciles(), c.toString());
+        }
+    }
+
+    @Test
+    void waitingRequestsKeepTheirPlaceAndARemovedClassesAreServedAsTheDefaultClassNeverDropped() {
+        QosEngine engine = QosEngine.create(parse(THREE), clock);
+        Ticket running = enter(engine, "silver");
+        Ticket silver1 = enter(engine, "silver");
+        Ticket basic1 = enter(engine, null);
+        Ticket silver2 = enter(engine, "silver");
+        Ticket premium1 = enter(engine, "premium");
+        Ticket premium2 = enter(engine, "premium");
+        assertEquals(Ticket.State.RUNNING, running.state());
+        List<String> order = new ArrayList<>();
+        for (Ticket t : List.of(silver1, basic1, silver2, premium1, premium2)) {
+            assertEquals(Ticket.State.PARKED, t.state());
+            t.await(new Ticket.Listener() {
+                @Override
+                public void granted(Ticket g) {
+                    order.add(g == silver1 ? "silver1" : g == basic1 ? "basic1" : g == silver2 ? "silver2"
+                            : g == premium1 ? "premium1" : "premium2");
+                }
+
+                @Override
+                public void expired(Ticket e) {
+                    order.add("expired");
+                }
+            });
+        }
+
+        engine.reload(parse(TWO));
+
+        EngineSnapshot s = engine.snapshot();
+        assertEquals(List.of("gold", "premium", "basic"), s.classes().stream().map(ClassStats::name).toList());
+        assertEquals(2, s.maxExecuting(), "the new policy's settings are in force");
+        assertEquals(Settings.Source.POLICY, engine.settings().source());
+        // the second permit went at once to premium (budget 1), the first in its queue
+        assertEquals(List.of("premium1"), order);
+        assertEquals(1, s.get("premium").queued(), "premium2 keeps its place");
+        assertEquals(3, s.get("basic").queued(), "silver's two joined basic's queue");
+        assertEquals(1, s.get("basic").executing(), "silver's running request counts as basic's");
+        assertEquals(2, s.executing());
+        reconciles(engine);
+        assertEquals("basic", silver1.serviceClass());
+        assertEquals(Duration.ofSeconds(20).toNanos(), silver1.maxWaitNanos(), "basic's rules from now");
+
+        running.complete(); // silver's permit goes back to basic: basic's first by arrival runs
+        premium1.complete(); // premium2 runs
+        assertEquals(List.of("premium1", "silver1", "premium2"), order);
+        silver1.complete();
+        premium2.complete();
+        assertEquals(List.of("premium1", "silver1", "premium2", "basic1", "silver2"), order,
+                "silver1 and silver2 were merged with basic1 in arrival order");
+        basic1.complete();
+        silver2.complete();
+        EngineSnapshot end = engine.snapshot();
+        assertEquals(0, end.executing());
+        assertEquals(0, end.queued());
+        reconciles(engine);
+        assertEquals(4, end.get("basic").completed(), "basic1, silver1, silver2 and the silver that ran");
+        assertEquals(0, end.get("basic").expired() + end.get("basic").cancelled() + end.get("basic").rejected());
+    }
+
+    @Test
+    void aRemovedClassesWaitingRequestsExpireAtTheDefaultClasssMaximumWait() {
+        QosEngine engine = QosEngine.create(parse(THREE), clock);
+        Ticket running = enter(engine, null);
+        Ticket silver = enter(engine, "silver");
+        engine.reload(parse(TWO.replace("max-executing = 2", "max-executing = 1")
+                .replace("class.premium.budget = 1", "class.premium.budget = 0")));
+        clock.advance(Duration.ofSeconds(15));
+        assertEquals(0, engine.expireOverdue(clock.nanoTime()), "silver's own 10 s no longer apply; basic's 20 s do");
+        clock.advance(Duration.ofSeconds(6));
+        assertEquals(1, engine.expireOverdue(clock.nanoTime()));
+        assertEquals(Ticket.State.EXPIRED, silver.state());
+        running.complete();
+        reconciles(engine);
+    }
+
+    @Test
+    void anAdmittedSessionOfARemovedClassGoesOnInTheDefaultClassAndAKeptClassKeepsItsSessions() {
+        QosEngine engine = QosEngine.create(parse(THREE), clock);
+        Ticket s = enter(engine, "silver");
+        String silverSession = cookieValue(s.setCookieHeader());
+        s.complete();
+        Ticket p = enter(engine, "premium");
+        String premiumSession = cookieValue(p.setCookieHeader());
+        p.complete();
+
+        engine.reload(parse(TWO));
+
+        Ticket again = engine.enter(TestRequest.get("/").cookie("QOSSESSION", silverSession), clock.nanoTime());
+        assertEquals("basic", again.serviceClass());
+        again.complete();
+        Ticket premium = engine.enter(TestRequest.get("/").cookie("QOSSESSION", premiumSession), clock.nanoTime());
+        assertEquals("premium", premium.serviceClass(), "premium's index moved from 0 to 1: found by name");
+        premium.complete();
+        assertEquals(1, engine.snapshot().get("premium").sessionsAdmitted(), "an admitted session is not admitted "
+                + "again");
+        Ticket gold = enter(engine, "gold");
+        assertEquals("gold", gold.serviceClass(), "the new rule classifies");
+        reconciles(engine);
+    }
+
+    @Test
+    void aPolicyThatDoesNotParseOrValidateIsRefusedWithTheReasonAndTheOldOneKeepsRunning() {
+        QosEngine engine = QosEngine.create(parse(THREE), clock);
+        AtomicReference<String> file = new AtomicReference<>(THREE.replace("max-executing = 1",
+                "max-executing = -3"));
+        engine.reloadFrom(() -> parse(file.get()));
+        QosPolicy before = engine.policy();
+        Settings settings = engine.settings();
+
+        PolicyException bad = assertThrows(PolicyException.class, engine::reloadPolicy);
+        assertTrue(bad.getMessage().contains("max-executing") && bad.getMessage().contains("-3"), bad.getMessage());
+        file.set(THREE.replace("default-class = basic", "default-class = platinum"));
+        bad = assertThrows(PolicyException.class, engine::reloadPolicy);
+        assertTrue(bad.getMessage().contains("default-class") && bad.getMessage().contains("platinum"),
+                bad.getMessage());
+        file.set(THREE + "session-cookie.name = OTHER\n");
+        bad = assertThrows(PolicyException.class, engine::reloadPolicy);
+        assertEquals("session-cookie.name", bad.key(), bad.getMessage());
+        assertTrue(bad.getMessage().contains("OTHER") && bad.getMessage().contains("restart"), bad.getMessage());
+        file.set(THREE.replace("tier-cookie.secret = test-secret-0123456789abcdef",
+                "tier-cookie.secret = another-secret-0123456789abcdef"));
+        bad = assertThrows(PolicyException.class, engine::reloadPolicy);
+        assertEquals("tier-cookie.secret", bad.key());
+        assertTrue(!bad.getMessage().contains("another-secret"), "the secret is not shown: " + bad.getMessage());
+
+        assertSame(before, engine.policy(), "the old policy keeps running");
+        assertEquals(settings, engine.settings());
+        Ticket t = enter(engine, "silver");
+        assertEquals("silver", t.serviceClass());
+        t.complete();
+
+        file.set(TWO);
+        assertEquals(List.of("gold", "premium", "basic"), engine.reloadPolicy().classes().stream()
+                .map(c -> c.name()).toList());
+        assertEquals(2, engine.settings().maxExecuting());
+    }
+
+    @Test
+    void anEngineBuiltFromAPolicyObjectRefusesToReloadSayingWhy() {
+        QosEngine engine = QosEngine.create(parse(THREE), clock);
+        IllegalStateException e = assertThrows(IllegalStateException.class, engine::reloadPolicy);
+        assertTrue(e.getMessage().contains("built from a policy object"), e.getMessage());
+    }
+
+    @Test
+    void theControlLoopFollowsTheNewClassesAndOperatorsSeeThem() {
+        QosEngine engine = QosEngine.create(parse(THREE + "control.mode = absolute\ncontrol.period = 1s\n"), clock);
+        ManualPeriodic periodic = new ManualPeriodic();
+        engine.start(periodic);
+        List<QosPolicy> heard = new ArrayList<>();
+        engine.onReload(heard::add);
+        Ticket t = enter(engine, "silver");
+        periodic.tick(clock, Duration.ofSeconds(1));
+        t.complete();
+
+        engine.reload(parse(TWO + "control.mode = absolute\ncontrol.period = 2s\n"));
+        assertEquals(1, heard.size());
+        assertEquals(List.of("gold", "premium", "basic"), heard.get(0).classes().stream().map(c -> c.name()).toList());
+        periodic.tick(clock, Duration.ofSeconds(2));
+        enter(engine, "premium").complete();
+        periodic.tick(clock, Duration.ofSeconds(2));
+        ControlStatus status = engine.controlStatus();
+        assertEquals(0, status.failures(), String.valueOf(status.lastFailure()));
+        assertEquals(2, status.periods() - 1, "two periods of the new 2 s after one of 1 s");
+        assertEquals(List.of("gold", "premium", "basic"), status.classes().stream()
+                .map(ControlStatus.Reading::name).toList());
+        engine.setBudget("gold", 1);
+        assertEquals(1, engine.settings().get(0).budget());
+        engine.stop();
+    }
+}
