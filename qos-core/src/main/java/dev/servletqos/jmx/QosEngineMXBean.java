@@ -50,6 +50,25 @@ public interface QosEngineMXBean {
     /** Each class's counters since {@link #getStatisticsSince()}, highest priority first. */
     ClassStatistics[] getClasses();
 
+    /** Whether {@link #reloadPolicy()} has a policy file to read (false for an engine built from a policy object). */
+    boolean isReloadable();
+
+    /**
+     * Reads the policy file the adapter was configured with again (with the adapter's own overrides) and puts it in
+     * force, whole and at once: classes, rules, scheduling, the control settings and the settings it starts with
+     * (which replace what operators and the controller set). Waiting requests keep their place; those of a class
+     * the new policy no longer has are served in its default class, never dropped. The class beans follow the new
+     * classes.
+     *
+     * @return what is in force now, e.g. {@code reloaded: classes [premium, basic], scheduling strict-priority,
+     *         max-executing 16}
+     * @throws IllegalArgumentException if the file does not parse or validate, or changes a key that cannot change
+     *                                  while running (the cookies, the secret, the session table): the message names
+     *                                  the key and the value, and the policy in force is unchanged
+     * @throws IllegalStateException    if the engine was built from a policy object, not read from a file
+     */
+    String reloadPolicy();
+
     /** Since when the beans' statistics count: the engine's start, or the last reset (ISO-8601, UTC). */
     String getStatisticsSince();
 

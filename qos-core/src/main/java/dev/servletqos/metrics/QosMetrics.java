@@ -60,6 +60,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     private final Tags extraTags;
     private final List<Meter> meters = new ArrayList<>();
     private MeterRegistry registry;
+    /** The engine's reload listener while bound. */
+    private AutoCloseable reloads;
     private final Cached<EngineSnapshot> snapshot;
     /** The control loop's status, read at most once per cache time like the snapshot. */
     private final Cached<ControlStatus> status;
@@ -121,9 +123,28 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
+    /**
+     * Registers the meters. After a policy reload the per-class meters follow the new classes (a removed class's
+     * are removed, a new class's registered); a kept class's counters go on where they were.
+     */
     @Override
     public synchronized void bindTo(MeterRegistry registry) {
         this.registry = registry;
+        register();
+        if (reloads == null) {
+            reloads = engine.onReload(p -> rebind());
+        }
+    }
+
+    private synchronized void rebind() {
+        if (registry != null) {
+            meters.forEach(registry::remove);
+            meters.clear();
+            register();
+        }
+    }
+
+    private void register() {
         for (ClassStats c : engine.snapshot().classes()) {
             String name = c.name();
             Tags tags = extraTags.and("qos.class", name);
@@ -167,17 +188,16 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             meters.add(FunctionCounter.builder("qos.response.bytes", this, m -> stat(m, name, ClassStats::bytes))
                     .description("Response bytes of completed requests, where the adapter knows them")
                     .baseUnit("bytes").tags(tags).register(registry));
-            int index = engine.policy().classIndex(name);
             control("qos.control.reference", "What the control loop aims for (delay target, or delay ratio)", tags,
-                    index, ControlStatus.Reading::reference);
-            control("qos.control.measured", "What the control loop measured last period", tags, index,
+                    name, ControlStatus.Reading::reference);
+            control("qos.control.measured", "What the control loop measured last period", tags, name,
                     ControlStatus.Reading::measured);
-            control("qos.control.error", "Reference minus measurement, last period", tags, index,
+            control("qos.control.error", "Reference minus measurement, last period", tags, name,
                     ControlStatus.Reading::error);
-            control("qos.control.output", "The budget the control loop asked for, last period", tags, index,
+            control("qos.control.output", "The budget the control loop asked for, last period", tags, name,
                     ControlStatus.Reading::output);
             meters.add(FunctionCounter.builder("qos.control.saturated", engine,
-                            e -> status().classes().get(index).saturatedPeriods())
+                            e -> reading(name, ControlStatus.Reading::saturatedPeriods))
                     .description("Control periods whose output was clamped (saturated)").baseUnit("periods")
                     .tags(tags).register(registry));
             gauge("qos.executing", "Requests holding a permit", tags, name, ClassStats::executing);
@@ -236,10 +256,20 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                 .baseUnit(unit).tags(tags).register(registry));
     }
 
-    private void control(String meter, String description, Tags tags, int index,
+    private void control(String meter, String description, Tags tags, String className,
                          ToDoubleFunction<ControlStatus.Reading> f) {
-        meters.add(Gauge.builder(meter, engine, e -> f.applyAsDouble(status().classes().get(index)))
-                .description(description).tags(tags).register(registry));
+        meters.add(Gauge.builder(meter, engine, e -> reading(className, f)).description(description).tags(tags)
+                .register(registry));
+    }
+
+    /** A class's last control reading, by name (NaN for a class the loop does not have). */
+    private double reading(String className, ToDoubleFunction<ControlStatus.Reading> f) {
+        for (ControlStatus.Reading r : status().classes()) {
+            if (r.name().equals(className)) {
+                return f.applyAsDouble(r);
+            }
+        }
+        return Double.NaN;
     }
 
     private void gauge(String meter, String description, Tags tags, String className,
@@ -251,6 +281,14 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     /** Removes every meter this binder registered. */
     @Override
     public synchronized void close() {
+        if (reloads != null) {
+            try {
+                reloads.close();
+            } catch (Exception e) {
+                // removing a listener from a list does not fail
+            }
+            reloads = null;
+        }
         if (registry != null) {
             meters.forEach(registry::remove);
             meters.clear();

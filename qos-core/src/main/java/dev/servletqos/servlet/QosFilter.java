@@ -111,6 +111,7 @@ public class QosFilter implements Filter {
         try {
             policy = loadPolicy(config);
             e = QosEngine.create(policy);
+            e.reloadFrom(() -> loadPolicy(config)); // JMX reloadPolicy reads it again, with the init-params
             checkLaterFiltersSeeResumedRequests(config);
         } catch (PolicyException ex) {
             throw new ServletException("servlet-qos filter " + config.getFilterName() + ": bad policy: "

@@ -16,6 +16,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import javax.management.Attribute;
 import javax.management.JMX;
@@ -200,6 +201,27 @@ class JmxBeansTest {
         assertEquals(4, engine.snapshot().get("basic").entered(), "the engine's counters are not touched");
         assertEquals(3, engine.snapshot().get("basic").completed());
         assertEquals(3, engine.snapshot().get("basic").sessionsAdmitted());
+    }
+
+    @Test
+    void anEngineBuiltFromAPolicyObjectRefusesReloadPolicyClearlyAndAReloadMovesTheClassBeans() throws Exception {
+        assertEquals(Boolean.FALSE, remote.getAttribute(beans.names().get(0), "Reloadable"));
+        RuntimeMBeanException e = assertThrows(RuntimeMBeanException.class,
+                () -> remote.invoke(beans.names().get(0), "reloadPolicy", null, null));
+        assertEquals(IllegalStateException.class, e.getTargetException().getClass());
+        assertTrue(e.getTargetException().getMessage().contains("built from a policy object"),
+                e.getTargetException().getMessage());
+
+        engine.reload(PolicyParser.read(new ByteArrayInputStream(POLICY.replace("classes = premium, basic",
+                "classes = gold, basic").replace("class.premium", "class.gold").getBytes(StandardCharsets.UTF_8)),
+                "test policy", Map.of()));
+        assertFalse(remote.isRegistered(QosMBeans.className(QosMBeans.DOMAIN, "/shop", "premium")));
+        ObjectName gold = QosMBeans.className(QosMBeans.DOMAIN, "/shop", "gold");
+        assertEquals(0, remote.getAttribute(gold, "Priority"));
+        remote.setAttribute(basic("/shop"), new Attribute("Budget", 3));
+        assertEquals(3, engine.settings().get(1).budget(), "basic's bean found basic after the reload");
+        assertEquals(List.of(beans.names().get(0), gold, basic("/shop"),
+                QosMBeans.controllerName(QosMBeans.DOMAIN, "/shop")), beans.names());
     }
 
     @Test

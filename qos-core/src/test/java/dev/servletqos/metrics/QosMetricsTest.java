@@ -60,4 +60,26 @@ class QosMetricsTest {
         metrics.close();
         assertNull(registry.find("qos.requests").meter(), "close() removes what bindTo registered");
     }
+
+    @Test
+    void afterAReloadTheMetersFollowTheClassesAndAKeptClassCountsOn() {
+        QosPolicy policy = QosPolicy.builder().addClass(ClassPolicy.named("premium"))
+                .addClass(ClassPolicy.named("basic")).build();
+        QosEngine engine = QosEngine.create(policy);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        QosMetrics metrics = new QosMetrics(engine, io.micrometer.core.instrument.Tags.empty(), 0);
+        metrics.bindTo(registry);
+        engine.enter(request(null)).complete();
+
+        engine.reload(QosPolicy.builder().addClass(ClassPolicy.named("gold")).addClass(ClassPolicy.named("basic"))
+                .build());
+
+        assertNull(registry.find("qos.arrivals").tags("qos.class", "premium").meter(), "premium is gone");
+        assertEquals(0, registry.get("qos.arrivals").tags("qos.class", "gold").functionCounter().count());
+        assertEquals(1, registry.get("qos.arrivals").tags("qos.class", "basic").functionCounter().count());
+        assertEquals(1, registry.get("qos.control.reference").tags("qos.class", "basic").gauge().value(),
+                "basic's delay target, 1 s by default, found by name");
+        metrics.close();
+        assertNull(registry.find("qos.arrivals").meter());
+    }
 }

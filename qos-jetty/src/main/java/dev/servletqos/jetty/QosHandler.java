@@ -304,6 +304,9 @@ public class QosHandler extends Handler.Wrapper {
         checkIdleTimeouts(server, p);
         warnAboutThreadPool(server, p);
         QosEngine e = QosEngine.create(p);
+        if (javaPolicy == null) {
+            e.reloadFrom(this::resolvePolicy); // JMX reloadPolicy reads the file again, with the handler's overrides
+        }
         ContextHandler context = Handler.AbstractContainer.findContainerOf(server, ContextHandler.class, this);
         // Published before the wrapped handler starts, so that the application finds it when it starts.
         engine = e;

@@ -162,6 +162,7 @@ public class QosValve extends ValveBase {
         try {
             p = loadPolicy();
             e = QosEngine.create(p);
+            e.reloadFrom(this::loadPolicy); // JMX reloadPolicy reads the file again, with the valve's overrides
         } catch (PolicyException ex) {
             throw new LifecycleException("QosValve: bad policy: " + ex.getMessage(), ex);
         }
