@@ -410,7 +410,7 @@ public final class QosEngine {
     private static void checkFixed(QosPolicy was, QosPolicy next) {
         fixed("tier-cookie.name", was.tierCookieName(), next.tierCookieName());
         if (!was.signingKeys().equals(next.signingKeys())) {
-            throw new PolicyException("tier-cookie.secret", "(not shown)", "cannot change while running (cookies "
+            throw new PolicyException("tier-cookie.secret", "(hidden)", "cannot change while running (cookies "
                     + "signed with it are out); restart the application to change the signing keys");
         }
         fixed("tier-cookie.max-age", was.tierCookieMaxAge(), next.tierCookieMaxAge());
