@@ -328,10 +328,10 @@ final class Scheduler {
             if (now == NO_TIME && parked > 0) {
                 now = clock.nanoTime(); // a request came to wait meanwhile: the dispatch needs the time
             }
-            if (lane.successor != null) {
-                lane = lane.current(); // its class was removed by a reload: the default class took its requests
-                t.lane = lane;
-            }
+            // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running:
+            // the default class took its requests, and this permit)
+            lane = t.lane.current();
+            t.lane = lane;
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
                 if (declined) {
@@ -490,8 +490,7 @@ final class Scheduler {
             takePolicyLocked(next, fresh);
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
-            settings = null; // every bucket takes the new policy's rate
-            applyLocked(applied, now);
+            applyLocked(applied, now, true); // every bucket takes the new policy's rate
             ready = expireOverdueLocked(now, null);
             ready = dispatchLocked(ready, now);
         } finally {
@@ -585,7 +584,12 @@ final class Scheduler {
     }
 
     private void applyLocked(Settings s, long now) {
-        Settings old = settings;
+        applyLocked(s, now, false);
+    }
+
+    /** Puts clamped settings in force; {@code reconfigure}: every session bucket anew (a reloaded policy). */
+    private void applyLocked(Settings s, long now, boolean reconfigure) {
+        Settings old = reconfigure ? null : settings;
         maxExecuting = s.maxExecuting();
         autoAdmission = s.control().admission() == dev.servletqos.policy.ControlPolicy.Admission.AUTO;
         for (int i = 0; i < lanes.length; i++) {
