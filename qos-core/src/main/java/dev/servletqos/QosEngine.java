@@ -6,6 +6,9 @@ import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +60,13 @@ public final class QosEngine {
 
     /** Guarded by {@code this}: the expiry sweep while started. */
     private Periodic.Cancellable sweep;
+    /** Guarded by {@code this}: where the engine runs its periodic work while started, and the file watch on it. */
+    private Periodic periodic;
+    private Periodic.Cancellable watch;
+    private Duration watchEvery;
+    /** The policy file {@link #reloadFrom(Supplier, Path)} named, or null; and what it looked like last. */
+    private volatile Path file;
+    private volatile String fileSeen;
 
     private QosEngine(QosPolicy policy, Clock clock) {
         this.clock = clock;
@@ -145,6 +155,8 @@ public final class QosEngine {
         try {
             sweep = scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS));
             control.start(scheduler);
+            periodic = scheduler;
+            rewatch();
         } catch (RuntimeException | Error e) {
             stop();
             throw e;
@@ -157,6 +169,8 @@ public final class QosEngine {
             sweep.cancel();
             sweep = null;
         }
+        periodic = null;
+        rewatch();
         control.stop();
     }
 
@@ -332,7 +346,66 @@ public final class QosEngine {
      * @param source reads and validates the policy again, throwing {@link PolicyException} for a bad one
      */
     public void reloadFrom(Supplier<QosPolicy> source) {
+        reloadFrom(source, null);
+    }
+
+    /**
+     * {@link #reloadFrom(Supplier)}, naming the file {@code source} reads: with {@code policy.watch} above zero, the
+     * started engine looks at it that often and reloads it when it changed.
+     *
+     * @param file the policy file, or null when there is none to watch (a class-path resource)
+     */
+    public void reloadFrom(Supplier<QosPolicy> source, Path file) {
         this.source = source;
+        this.file = file;
+        this.fileSeen = file == null ? null : stamp(file);
+        rewatch();
+    }
+
+    /** Schedules, reschedules or cancels the file watch for the policy in force; under {@code this}. */
+    private synchronized void rewatch() {
+        Duration every = regime.policy.watch();
+        boolean on = periodic != null && file != null && source != null && !every.isZero();
+        if (on && watch != null && every.equals(watchEvery)) {
+            return;
+        }
+        if (watch != null) {
+            watch.cancel();
+            watch = null;
+            watchEvery = null;
+        }
+        if (on) {
+            watchEvery = every;
+            watch = periodic.schedule(this::checkFile, every);
+        }
+    }
+
+    /** One look at the policy file: reloads it when its modification time or size changed since the last look. */
+    private void checkFile() {
+        Path f = file;
+        if (f == null) {
+            return;
+        }
+        String now = stamp(f);
+        if (now.equals(fileSeen)) {
+            return;
+        }
+        fileSeen = now;
+        try {
+            reloadPolicy();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "servlet-qos: " + f + " changed but was not reloaded, the policy in "
+                    + "force stays: " + e.getMessage());
+        }
+    }
+
+    /** What the file looks like, to notice a change: its modification time and size, or that it is missing. */
+    private static String stamp(Path f) {
+        try {
+            return Files.getLastModifiedTime(f) + " " + Files.size(f);
+        } catch (IOException e) {
+            return "missing";
+        }
     }
 
     /** Whether {@link #reloadPolicy()} has somewhere to read the policy from. */
@@ -395,6 +468,7 @@ public final class QosEngine {
                 fitToThreads(t);
             }
         }
+        rewatch();
         LOG.log(System.Logger.Level.INFO, "servlet-qos: policy reloaded: classes "
                 + next.classes().stream().map(ClassPolicy::name).toList());
         for (Consumer<QosPolicy> l : reloadListeners) {

@@ -11,12 +11,16 @@ import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.policy.QosPolicy;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Reloading the policy of a running engine: whole and at once, nothing dropped, a bad policy changes nothing. */
 class PolicyReloadTest {
@@ -245,6 +249,42 @@ class PolicyReloadTest {
                 .map(ControlStatus.Reading::name).toList());
         engine.setBudget("gold", 1);
         assertEquals(1, engine.settings().get(0).budget());
+        engine.stop();
+    }
+
+    @Test
+    void withPolicyWatchTheStartedEngineReloadsTheFileWhenItChangesAndKeepsTheOldPolicyForABadOne(
+            @TempDir Path dir) throws Exception {
+        Path file = dir.resolve("qos.properties");
+        Files.writeString(file, THREE + "policy.watch = 2s\n");
+        QosEngine engine = QosEngine.create(PolicyParser.load(file), clock);
+        engine.reloadFrom(() -> PolicyParser.load(file), file);
+        ManualPeriodic periodic = new ManualPeriodic();
+        engine.start(periodic);
+        assertEquals(1, periodic.live(Duration.ofSeconds(2)).size(), "the watch runs every 2 s");
+        FileTime t = Files.getLastModifiedTime(file);
+
+        periodic.tick(clock, Duration.ofSeconds(2));
+        assertEquals(1, engine.settings().maxExecuting(), "an unchanged file is not reloaded");
+
+        Files.writeString(file, THREE.replace("max-executing = 1", "max-executing = many") + "policy.watch = 2s\n");
+        Files.setLastModifiedTime(file, FileTime.fromMillis(t.toMillis() + 1000));
+        periodic.tick(clock, Duration.ofSeconds(2));
+        assertEquals(List.of("premium", "silver", "basic"), engine.policy().classes().stream().map(c -> c.name())
+                .toList(), "a file that does not load changes nothing");
+
+        Files.writeString(file, TWO + "policy.watch = 2s\n");
+        Files.setLastModifiedTime(file, FileTime.fromMillis(t.toMillis() + 2000));
+        periodic.tick(clock, Duration.ofSeconds(2));
+        assertEquals(List.of("gold", "premium", "basic"), engine.policy().classes().stream().map(c -> c.name())
+                .toList());
+        assertEquals(2, engine.settings().maxExecuting());
+
+        Files.writeString(file, TWO + "policy.watch = 0s\n");
+        Files.setLastModifiedTime(file, FileTime.fromMillis(t.toMillis() + 3000));
+        periodic.tick(clock, Duration.ofSeconds(2));
+        assertEquals(Duration.ZERO, engine.policy().watch());
+        assertEquals(0, periodic.live(Duration.ofSeconds(2)).size(), "a file that says 0s stops the watch");
         engine.stop();
     }
 }

@@ -81,6 +81,7 @@ public final class QosPolicy {
     private final int higherQueuedTrigger;
     private final int rejectStatus;
     private final Duration retryAfter;
+    private final Duration watch;
     private final ControlPolicy control;
 
     private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control) {
@@ -112,6 +113,7 @@ public final class QosPolicy {
         this.higherQueuedTrigger = b.higherQueuedTrigger;
         this.rejectStatus = b.rejectStatus;
         this.retryAfter = b.retryAfter;
+        this.watch = b.watch;
         this.control = control;
     }
 
@@ -155,6 +157,7 @@ public final class QosPolicy {
         b.higherQueuedTrigger = higherQueuedTrigger;
         b.rejectStatus = rejectStatus;
         b.retryAfter = retryAfter;
+        b.watch = watch;
         b.control = givenControl;
         return b;
     }
@@ -302,6 +305,14 @@ public final class QosPolicy {
         return retryAfter;
     }
 
+    /**
+     * How often a running engine checks its policy file for a change and reloads it ({@code policy.watch}); zero,
+     * the default, for never.
+     */
+    public Duration watch() {
+        return watch;
+    }
+
     /** The feedback controller's settings ({@code control.*}); default: off. */
     public ControlPolicy control() {
         return control;
@@ -323,7 +334,7 @@ public final class QosPolicy {
         return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules,
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
-                higherQueuedTrigger, rejectStatus, retryAfter, control);
+                higherQueuedTrigger, rejectStatus, retryAfter, watch, control);
     }
 
     @Override
@@ -358,6 +369,7 @@ public final class QosPolicy {
         private int higherQueuedTrigger;
         private int rejectStatus = 503;
         private Duration retryAfter = Duration.ofSeconds(10);
+        private Duration watch = Duration.ZERO;
         private ControlPolicy control = ControlPolicy.DEFAULTS;
 
         private Builder() {
@@ -486,6 +498,12 @@ public final class QosPolicy {
             return this;
         }
 
+        /** How often a running engine checks its policy file for a change ({@code policy.watch}); zero: never. */
+        public Builder watch(Duration d) {
+            this.watch = d;
+            return this;
+        }
+
         /** The controller's settings; default {@link ControlPolicy#DEFAULTS} (off). */
         public Builder control(ControlPolicy c) {
             this.control = c;
@@ -598,6 +616,9 @@ public final class QosPolicy {
                     "must be 503 or 429");
             ClassPolicy.check(retryAfter != null && !retryAfter.isNegative() && retryAfter.getSeconds() <= 86_400,
                     "admission.retry-after", retryAfter, "must be 0s..1d");
+            ClassPolicy.check(watch != null && (watch.isZero() || watch.compareTo(Duration.ofSeconds(1)) >= 0
+                    && watch.compareTo(Duration.ofHours(1)) <= 0), "policy.watch", watch, "must be 0s (never) or "
+                    + "1s..1h");
             resolvedControl.check(classes.size());
             return new QosPolicy(this, resolved, start, ceiling, resolvedControl);
         }

@@ -305,7 +305,8 @@ public class QosHandler extends Handler.Wrapper {
         warnAboutThreadPool(server, p);
         QosEngine e = QosEngine.create(p);
         if (javaPolicy == null) {
-            e.reloadFrom(this::resolvePolicy); // JMX reloadPolicy reads the file again, with the handler's overrides
+            // JMX reloadPolicy (and policy.watch) read the file again, with the handler's overrides
+            e.reloadFrom(this::resolvePolicy, policyFile());
         }
         ContextHandler context = Handler.AbstractContainer.findContainerOf(server, ContextHandler.class, this);
         // Published before the wrapped handler starts, so that the application finds it when it starts.
@@ -415,6 +416,12 @@ public class QosHandler extends Handler.Wrapper {
             return maxExecuting == null && scheduling == null && defaultClass == null ? javaPolicy
                     : withOverrides(javaPolicy);
         }
+        return PolicyParser.load(policyFile(), PolicyParser.adapterOverrides(maxExecuting, scheduling,
+                defaultClass));
+    }
+
+    /** The policy file: {@code policy}, relative to {@code jetty.base}. */
+    private Path policyFile() {
         if (policy == null || policy.isBlank()) {
             throw new PolicyException("policy", String.valueOf(policy), "QosHandler needs a policy file "
                     + "(<Set name=\"policy\">...</Set> in Jetty XML, setPolicy(..) or a QosPolicy in Java)");
@@ -424,7 +431,7 @@ public class QosHandler extends Handler.Wrapper {
         if (!file.isAbsolute() && base != null) {
             file = Path.of(base).resolve(file);
         }
-        return PolicyParser.load(file, PolicyParser.adapterOverrides(maxExecuting, scheduling, defaultClass));
+        return file;
     }
 
     /** Applies the setter overrides to a policy built in Java. */
