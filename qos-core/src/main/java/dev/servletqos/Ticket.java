@@ -103,7 +103,10 @@ public final class Ticket {
         return state;
     }
 
-    /** The service class this request was classified into. */
+    /**
+     * The service class this request is served under: the one it was classified into, or the default class when
+     * a reloaded policy removed that one.
+     */
     public String serviceClass() {
         return lane.name;
     }
