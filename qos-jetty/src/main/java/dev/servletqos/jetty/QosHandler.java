@@ -305,8 +305,13 @@ public class QosHandler extends Handler.Wrapper {
         warnAboutThreadPool(server, p);
         QosEngine e = QosEngine.create(p);
         if (javaPolicy == null) {
-            // JMX reloadPolicy (and policy.watch) read the file again, with the handler's overrides
-            e.reloadFrom(this::resolvePolicy, policyFile());
+            // JMX reloadPolicy (and policy.watch) read the file again, with the handler's overrides and the same check
+            // of each max-wait against the connectors' idle timeouts as at start
+            e.reloadFrom(() -> {
+                QosPolicy next = resolvePolicy();
+                checkIdleTimeouts(server, next);
+                return next;
+            }, policyFile());
         }
         ContextHandler context = Handler.AbstractContainer.findContainerOf(server, ContextHandler.class, this);
         // Published before the wrapped handler starts, so that the application finds it when it starts.
