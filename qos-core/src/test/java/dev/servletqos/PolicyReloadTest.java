@@ -287,4 +287,14 @@ class PolicyReloadTest {
         assertEquals(0, periodic.live(Duration.ofSeconds(2)).size(), "a file that says 0s stops the watch");
         engine.stop();
     }
+
+    @Test
+    void aReloadKeepsTheCeilingTheContainersThreadsAllow() {
+        String auto = THREE.replace("max-executing = 1\n", "") + "control.capacity = auto\n";
+        QosEngine engine = QosEngine.create(parse(auto), clock);
+        assertEquals(14, engine.fitToThreads(16), "16 threads less an eighth, at least 2");
+        engine.reload(parse(auto.replace("class.basic.max-wait = 10s", "class.basic.max-wait = 12s")));
+        assertEquals(14, engine.settings().ceiling(), "not the policy's 200 again");
+        assertTrue(engine.settings().maxExecuting() <= 14, engine.settings().toString());
+    }
 }
