@@ -53,8 +53,8 @@ final class Identification implements ObservableLaw {
             r = law.result();
         } catch (IllegalStateException tooFew) {
             double nan = Double.NaN;
-            return new IdentificationSummary(experiment, running, periods, law.samples(), nan, nan, nan, nan, nan, nan, nan, nan,
-                    false, tooFew.getMessage());
+            return new IdentificationSummary(experiment, running, periods, law.samples(), nan, nan, nan, nan, nan, nan,
+                    nan, nan, false, tooFew.getMessage());
         }
         return new IdentificationSummary(experiment, running, periods, r.samples(), r.rSquared(), r.model().a1(),
                 r.model().a2(), r.model().b1(), r.model().b2(), r.gains().gain(), r.gains().zero(),

@@ -91,7 +91,7 @@ public final class IdentificationSummary {
         return b2;
     }
 
-    /** The PI gain {@code g} proposed for the model ({@code control.absolute.gain} or {@code control.relative.gain}). */
+    /** The PI gain {@code g} proposed ({@code control.absolute.gain} or {@code control.relative.gain}). */
     public double getProposedGain() {
         return proposedGain;
     }

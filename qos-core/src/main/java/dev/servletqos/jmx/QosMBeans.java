@@ -86,8 +86,9 @@ public final class QosMBeans implements AutoCloseable {
             List<ObjectName> done = new ArrayList<>();
             StatisticsBaseline baseline = new StatisticsBaseline(Instant.now());
             try {
-                done.add(server.registerMBean(new Described<>(new EngineBean(engine, id, baseline), QosEngineMXBean.class,
-                        "servlet-qos engine " + id, EngineBean.DESCRIPTIONS), engineName(domain, id)).getObjectName());
+                done.add(server.registerMBean(new Described<>(new EngineBean(engine, id, baseline),
+                        QosEngineMXBean.class, "servlet-qos engine " + id, EngineBean.DESCRIPTIONS),
+                        engineName(domain, id)).getObjectName());
                 for (ClassPolicy c : engine.policy().classes()) {
                     done.add(registerClass(server, domain, id, engine, baseline, c.name()));
                 }

@@ -28,7 +28,8 @@ import java.util.function.ToDoubleFunction;
  * <ul>
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
- *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = session-queued, session-rate, queue-full)</li>
+ *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = session-queued, session-rate,
+ *       queue-full)</li>
  *   <li>{@code qos.sessions} (counter, unit sessions; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests

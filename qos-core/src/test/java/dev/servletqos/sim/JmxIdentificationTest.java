@@ -84,7 +84,8 @@ class JmxIdentificationTest {
         assertEquals(List.of(
                 "startRelativeIdentification = class1: needs a lower class after it; the classes are [class0, class1]",
                 "startRelativeIdentification = class7: no such class; the classes are [class0, class1]",
-                "startAbsoluteIdentification = class1, 4, 200: the budgets must be 0 <= low < high <= 128 (MaxExecuting)",
+                "startAbsoluteIdentification = class1, 4, 200: the budgets must be 0 <= low < high <= 128 "
+                        + "(MaxExecuting)",
                 "startRelativeIdentification = class0, 2.0, 0.5: the ratios must be finite and 0 < low < high",
                 "stopIdentification = : no identification started over JMX runs",
                 "startAbsoluteIdentification = absolute class0 budget 10..50: another law runs instead of the mode's "
