@@ -23,7 +23,9 @@ import java.util.Map;
  * forwarded client's. A bad range fails the servlet's start naming the parameter and the value.
  *
  * <p>Behind the valve or the filter the page is a request like any other: in an overload it waits in its
- * class's queue, or is refused. Classify it into a class with room (a {@code path} rule for its mapping).
+ * class's queue, or is refused as a new session. Classify the operator by what a client cannot choose (an
+ * {@code ip} rule for the operator's address, or a tier cookie), not by the page's path: a path rule would let any
+ * client that asks for the page first start a session of that class, even when it gets 403.
  */
 public class QosStatusServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;

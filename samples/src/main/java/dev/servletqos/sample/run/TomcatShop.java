@@ -23,7 +23,7 @@ import org.apache.catalina.startup.Tomcat;
  * {@code maxThreads} = max-executing + {@value ShopConfig#QOS_THREAD_HEADROOM}. QoS off: no valve and
  * {@code maxThreads} = max-executing, {@code acceptCount} 100 (Tomcat's default), the stock setup the
  * comparison is fair against. Sessions use Tomcat's standard manager ({@code JSESSIONID}). The QoS status
- * page is the servlet at {@value Shop#STATUS_PATH}, behind the valve (the shop's policies classify it premium).
+ * page is the servlet at {@value Shop#STATUS_PATH}, behind the valve (a request like any other).
  */
 public final class TomcatShop implements ShopServer {
 
