@@ -18,10 +18,12 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The read-only status page of a {@link QosHandler}'s engine ({@link StatusPage}) as a Jetty core handler. It
- * answers requests whose path in the context is {@link #setPath path} (default {@value #DEFAULT_PATH}) and leaves
- * every other request to the next handler ({@code handle} returns false), so it is put in front of the
- * application, e.g. {@code new Handler.Sequence(status, context)}; nothing is served unless it is added.
- * {@code ?format=json} answers the same data as JSON.
+ * answers requests whose path in the context is {@link #setPath path} (default {@value #DEFAULT_PATH}) and passes
+ * every other request to the handler it wraps (without one, {@code handle} returns false, and the next handler of
+ * a {@code Handler.Sequence} gets it). So it goes in front of the application: {@code server.insertHandler(status)}
+ * after the {@code QosHandler} was inserted (or in Jetty XML, below the {@code servlet-qos} module), or
+ * {@code new Handler.Sequence(status, context)}; nothing is served unless it is added. {@code ?format=json}
+ * answers the same data as JSON.
  *
  * <p>Put in front of the {@link QosHandler} (not inside it), the page is never queued or refused by QoS: an
  * operator sees it in an overload too.
@@ -35,7 +37,7 @@ import org.eclipse.jetty.util.Callback;
  * {@code Request.getRemoteAddr}, which Jetty's {@code ForwardedRequestCustomizer} replaces with the forwarded
  * client's. Thread-safe.
  */
-public class QosStatusHandler extends Handler.Abstract {
+public class QosStatusHandler extends Handler.Wrapper {
 
     /** The path served by default. */
     public static final String DEFAULT_PATH = "/qos/status";
@@ -94,9 +96,9 @@ public class QosStatusHandler extends Handler.Abstract {
     }
 
     @Override
-    public boolean handle(Request request, Response response, Callback callback) {
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
         if (!path.equals(Request.getPathInContext(request))) {
-            return false;
+            return super.handle(request, response, callback);
         }
         StatusPage.Answer a = page.answer(request.getMethod(), Request.getRemoteAddr(request),
                 request.getHttpURI().getQuery(), engine(request), System.currentTimeMillis());
