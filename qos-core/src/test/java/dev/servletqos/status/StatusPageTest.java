@@ -96,4 +96,19 @@ class StatusPageTest {
         assertEquals(2, ((List<Object>) ((Map<String, Object>) all.get("history")).get("points")).size(),
                 "a since that is not a number shows the whole history");
     }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void jsonTextCannotCloseTheScriptElementItSitsIn() {
+        String text = new JsonOut().beginObject().field("m", "</script><b>&\"\n").field("n", Double.NaN)
+                .field("x", 0.1234567).endObject().toString();
+        assertEquals("{\"m\":\"\\u003c/script\\u003e\\u003cb\\u003e\\u0026\\\"\\n\",\"n\":null,\"x\":0.123}", text);
+        assertEquals(Map.of("m", "</script><b>&\"\n", "x", 0.123), withoutNulls((Map<String, Object>) JsonTree.parse(text)));
+    }
+
+    private static Map<String, Object> withoutNulls(Map<String, Object> m) {
+        Map<String, Object> out = new java.util.HashMap<>(m);
+        out.values().removeIf(java.util.Objects::isNull);
+        return out;
+    }
 }
