@@ -102,6 +102,44 @@ class QosHandlerConfigurationTest {
     }
 
     @Test
+    void jettyXmlPutsTheStatusPageInFrontOfTheHandler() throws Exception {
+        XmlConfiguration xml = xml("""
+                <Configure id="Server" class="org.eclipse.jetty.server.Server">
+                  <Call name="insertHandler">
+                    <Arg>
+                      <New class="dev.servletqos.jetty.QosHandler">
+                        <Set name="policy"><Property name="test.dir"/>/qos.properties</Set>
+                      </New>
+                    </Arg>
+                  </Call>
+                  <Call name="insertHandler">
+                    <Arg>
+                      <New id="Status" class="dev.servletqos.jetty.QosStatusHandler">
+                        <Set name="path">/ops/qos</Set>
+                        <Set name="allow">127.0.0.1, ::1</Set>
+                      </New>
+                    </Arg>
+                  </Call>
+                </Configure>
+                """);
+        EmbeddedJetty jetty = new EmbeddedJetty(24);
+        try {
+            xml.configure(jetty.server);
+            jetty.startServer();
+            QosStatusHandler status = (QosStatusHandler) xml.getIdMap().get("Status");
+            assertEquals("127.0.0.1, ::1", status.getAllow());
+            String json = body(jetty, "/ops/qos?format=json", null);
+            assertTrue(json.startsWith("{\"schema\":\"servlet-qos-status/1\""), json);
+            assertTrue(json.contains("\"maxExecuting\":8,"), "the engine the QosHandler published: " + json);
+            assertEquals("ok basic", body(jetty, "/work", null), "other paths pass through to QoS and the app");
+            jetty.awaitIdle();
+            assertEquals(1, jetty.snapshot().get("basic").completed(), "the page itself is not seen by QoS");
+        } finally {
+            jetty.close();
+        }
+    }
+
+    @Test
     void jettyXmlBuildsTheHandlerWithNamedConstructorArguments() throws Exception {
         XmlConfiguration xml = xml("""
                 <Configure id="Server" class="org.eclipse.jetty.server.Server">

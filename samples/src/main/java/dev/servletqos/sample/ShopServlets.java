@@ -97,6 +97,8 @@ final class ShopServlets {
                             + "<li><a href=\"" + c + "/login?tier=basic\">log in as a basic customer</a></li>"
                             + "<li><a href=\"" + c + "/browse\">browse</a></li>"
                             + "<li><a href=\"" + c + "/qos\">/qos</a> (engine state, JSON)</li>"
+                            + "<li><a href=\"" + c + "/qos/status\">/qos/status</a> (QoS status page, from this"
+                            + " machine)</li>"
                             + "<li><a href=\"" + c + "/metrics\">/metrics</a> (Prometheus)</li></ul>");
         }
     }
