@@ -96,6 +96,7 @@ interface AdmissionStep {
         private final Rejection[] expired;
         private final Rejection[] sessionQueued;
         private final Rejection[] sessionRate;
+        private final Rejection[] bucket;
         private final Rejection[] queuedBySeconds;
         private final Rejection[] rateBySeconds;
 
@@ -109,6 +110,7 @@ interface AdmissionStep {
             this.expired = new Rejection[jittered];
             this.sessionQueued = new Rejection[jittered];
             this.sessionRate = new Rejection[jittered];
+            this.bucket = new Rejection[jittered];
             int slots = (int) Math.max(1, Math.min(seconds, 3600));
             this.queuedBySeconds = new Rejection[slots + 1];
             this.rateBySeconds = new Rejection[slots + 1];
@@ -127,6 +129,11 @@ interface AdmissionStep {
         /** A new session refused by the WebQoS triggers: {@code admission.reject-status}. */
         Rejection sessionQueued() {
             return jittered(sessionQueued, rejectStatus, Rejection.Reason.SESSION_QUEUED);
+        }
+
+        /** A request refused by a token-bucket rule: 503. */
+        Rejection bucket() {
+            return jittered(bucket, 503, Rejection.Reason.BUCKET);
         }
 
         /** A new session refused by a session rate of a static policy: {@code admission.reject-status}. */

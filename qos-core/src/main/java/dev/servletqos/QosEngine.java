@@ -45,6 +45,8 @@ public final class QosEngine {
     private final String sessionCookieName;
     private final ControlLoop control;
     private final Routes routes = new Routes();
+    private final RequestBuckets buckets;
+    private final VirtualServers hosts;
 
     /** Guarded by {@code this}: the expiry sweep while started. */
     private Periodic.Cancellable sweep;
@@ -60,6 +62,8 @@ public final class QosEngine {
         this.scheduler = new Scheduler(policy, initialSettings(policy), clock);
         this.classifier = new Classifier(policy, tierCookies);
         this.control = new ControlLoop(this);
+        this.buckets = scheduler.buckets;
+        this.hosts = scheduler.hosts;
     }
 
     /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */
@@ -69,7 +73,8 @@ public final class QosEngine {
             classes.add(new Settings.ClassSettings(c.name(), c.capacity().budget(), c.capacity().minBudget(),
                     c.admission().sessionRate(), c.admission().sessionBurst(), c.delay().target()));
         }
-        return new Settings(policy.maxExecuting(), policy.maxExecutingCeiling(), classes, policy.control(), Settings.Source.POLICY);
+        return new Settings(policy.maxExecuting(), policy.maxExecutingCeiling(), classes, policy.control(),
+                Settings.Source.POLICY, RequestBuckets.initial(policy));
     }
 
     /** An engine for this policy on the system clock. */
@@ -98,12 +103,19 @@ public final class QosEngine {
      * @return the request's ticket: RUNNING, PARKED or REJECTED
      */
     public Ticket enter(RequestView request, long nowNanos) {
+        // a virtual server's requests within its guarantee are never refused for other hosts' load
+        int host = hosts.isEmpty() ? -1 : hosts.of(request.host());
+        boolean guaranteed = host >= 0 && hosts.take(host, nowNanos);
+        // the token-bucket rules refuse before the request is classified or its session looked up
+        if (!guaranteed && !buckets.isEmpty() && buckets.refuse(request, nowNanos) >= 0) {
+            return Ticket.refused(scheduler, nowNanos, scheduler.rejections().bucket());
+        }
         SessionTable.Session s = sessions.lookup(request.cookie(sessionCookieName));
         int c = s != null ? s.classIndex() : classifier.classify(request);
         // only the capacity law compares routes: without it, no path is read for them
         int route = scheduler.settings().control().capacity() == ControlPolicy.Capacity.AUTO
                 ? routes.of(request.method(), request.path()) : 0;
-        Ticket t = scheduler.enter(c, nowNanos, route, s == null);
+        Ticket t = scheduler.enter(c, nowNanos, route, s == null, host, guaranteed);
         if (t.state != Ticket.State.REJECTED) {
             t.setCookieHeader(s != null ? sessions.renewal(s) : sessions.admitNew(c));
         }
@@ -270,6 +282,27 @@ public final class QosEngine {
             return s.withCeiling(ceiling).withMaxExecuting(Math.min(s.maxExecuting(), ceiling));
         });
         return settings().ceiling();
+    }
+
+    /**
+     * Sets a token-bucket rule's rate (an operator's change; the bucket law, if it runs, moves it again from
+     * there each period). Clamped to at least the bucket's {@code min-rate}.
+     *
+     * @throws IllegalArgumentException for an unknown bucket or a rate that is not a positive number
+     */
+    public void setBucketRate(String bucket, double perSecond) {
+        if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+            throw new IllegalArgumentException("rate of bucket " + bucket + " = " + perSecond
+                    + ": must be a positive number");
+        }
+        update(s -> {
+            int i = s.bucketIndex(bucket);
+            if (i < 0) {
+                throw new IllegalArgumentException("no bucket \"" + bucket + "\"; buckets are "
+                        + s.buckets().stream().map(Settings.BucketSettings::name).toList());
+            }
+            return s.withBucketRate(i, perSecond);
+        });
     }
 
     /**

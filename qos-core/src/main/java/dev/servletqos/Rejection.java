@@ -18,7 +18,9 @@ public final class Rejection {
         /** The class's queue was full. */
         QUEUE_FULL("queue-full"),
         /** The request waited longer than its class's maximum wait. */
-        EXPIRED("expired");
+        EXPIRED("expired"),
+        /** A token-bucket rule ({@code bucket.<name>.*}) had no token for the request. */
+        BUCKET("bucket");
 
         private final String tag;
 

@@ -41,6 +41,15 @@ final class Scheduler {
     private final Lane[] lanes;
     private final AdmissionStep.Rejections rejections;
     private final int reserves;
+    /** The policy, for the buckets' fixed minimums and depths before the first settings. */
+    private final QosPolicy policyBuckets;
+    /** The token-bucket rules; their rates are put in force with the settings. */
+    final RequestBuckets buckets;
+    /** The virtual servers; their guaranteed responses' bytes are counted at completion. */
+    final VirtualServers hosts;
+    /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
+    private Ticket guaranteedHead;
+    private Ticket guaranteedTail;
 
     private volatile Settings settings;
     private boolean autoAdmission;
@@ -142,6 +151,9 @@ final class Scheduler {
         }
         this.reserves = r;
         this.rejections = new AdmissionStep.Rejections(policy.rejectStatus(), policy.retryAfter());
+        this.buckets = new RequestBuckets(policy);
+        this.policyBuckets = policy;
+        this.hosts = new VirtualServers(policy);
         lock.lock();
         try {
             applyLocked(clampLocked(initial, Settings.Source.POLICY), now);
@@ -222,7 +234,19 @@ final class Scheduler {
      * (admitted) session is never refused by admission (only by a full queue).
      */
     Ticket enter(int classIndex, long now, int route, boolean newSession) {
+        return enter(classIndex, now, route, newSession, -1, false);
+    }
+
+    /**
+     * {@link #enter(int, long, int, boolean)} for a request of virtual server {@code host} (-1: none), within its
+     * guarantee or not. A guaranteed request is never refused: not by admission, not by a full queue; it runs at
+     * once when a permit is free (its class's budget aside, the other classes' reserves kept), else waits in the
+     * guaranteed queue, which is served before every class's.
+     */
+    Ticket enter(int classIndex, long now, int route, boolean newSession, int host, boolean guaranteed) {
         Ticket t = new Ticket(this, classIndex, now, route);
+        t.host = host;
+        t.guaranteed = guaranteed;
         Ticket ready = null;
         lock.lock();
         try {
@@ -239,6 +263,18 @@ final class Scheduler {
     }
 
     private void decideLocked(Ticket t, Lane lane, long now, boolean newSession) {
+        if (t.guaranteed) {
+            if (guaranteedHead == null && canStart(lane, true)) {
+                grantLocked(t, lane, now);
+                lane.waitBuckets[0]++;
+            } else {
+                enqueueLocked(t, lane);
+            }
+            if (newSession) {
+                lane.sessionsAdmitted++;
+            }
+            return;
+        }
         if (newSession && !admitLocked(t, lane, now)) {
             return;
         }
@@ -312,6 +348,9 @@ final class Scheduler {
                     if (bytes > 0) {
                         lane.bytes += bytes;
                     }
+                    if (t.guaranteed) {
+                        hosts.delivered(t.host, bytes, now != NO_TIME ? now : clock.nanoTime());
+                    }
                 }
             } else if (t.state == State.PARKED) {
                 t.claimNotification();
@@ -372,6 +411,23 @@ final class Scheduler {
         Ticket ready = null;
         if (parked == 0) {
             return null;
+        }
+        // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
+        for (Ticket h = guaranteedHead; h != null; ) {
+            Ticket next = h.next;
+            Lane lane = lanes[h.classIndex];
+            if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
+                unlinkLocked(h, lane);
+                h.rejectWith(rejections.expired());
+                h.state = State.EXPIRED;
+                lane.expired++;
+                h.readyNext = ready;
+                ready = h;
+                if (count != null) {
+                    count[0]++;
+                }
+            }
+            h = next;
         }
         for (Lane lane : lanes) {
             // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
@@ -448,7 +504,36 @@ final class Scheduler {
                     : c.delayTarget();
             cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target);
         }
-        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source);
+        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source, clampBuckets(s.buckets()));
+    }
+
+    /** The lowest rate a bucket is set to, whatever its minimum: a rate of 0 would mean no limit. */
+    static final double LEAST_BUCKET_RATE = 0.001;
+
+    /**
+     * Bucket rates: at least the bucket's minimum (and {@value #LEAST_BUCKET_RATE}/s), at most 1e9; a rate that
+     * is not a number keeps the one in force; minimum and depth stay as the policy gave them.
+     */
+    private List<Settings.BucketSettings> clampBuckets(List<Settings.BucketSettings> proposed) {
+        List<Settings.BucketSettings> fixed = settings != null ? settings.buckets()
+                : RequestBuckets.initial(policyBuckets);
+        if (proposed.size() != fixed.size()) {
+            throw new IllegalArgumentException(proposed.size() + " buckets in the settings, the engine has "
+                    + fixed.size());
+        }
+        List<Settings.BucketSettings> out = new ArrayList<>(fixed.size());
+        for (int i = 0; i < fixed.size(); i++) {
+            Settings.BucketSettings was = fixed.get(i);
+            Settings.BucketSettings b = proposed.get(i);
+            if (!b.name().equals(was.name())) {
+                throw new IllegalArgumentException("bucket " + i + " of the settings is " + b.name()
+                        + ", the engine's is " + was.name());
+            }
+            double rate = Double.isNaN(b.rate()) ? was.rate() : b.rate();
+            rate = Math.max(Math.max(was.minRate(), LEAST_BUCKET_RATE), Math.min(1e9, rate));
+            out.add(new Settings.BucketSettings(was.name(), rate, was.minRate(), was.depth()));
+        }
+        return out;
     }
 
     private static int clamp(int v, int lo, int hi) {
@@ -469,6 +554,7 @@ final class Scheduler {
                 l.sessions.configure(c.sessionRate(), c.sessionBurst(), now);
             }
         }
+        buckets.configure(s.buckets(), now);
         settings = s;
     }
 
@@ -517,6 +603,20 @@ final class Scheduler {
 
     private void enqueueLocked(Ticket t, Lane lane) {
         t.deadlineNanos = t.enteredNanos + lane.delayTargetNanos;
+        if (t.guaranteed) {
+            t.prev = guaranteedTail;
+            t.next = null;
+            if (guaranteedTail == null) {
+                guaranteedHead = t;
+            } else {
+                guaranteedTail.next = t;
+            }
+            guaranteedTail = t;
+            lane.queued++;
+            parked++;
+            t.state = State.PARKED;
+            return;
+        }
         if (lane.head == null) {
             policy.becameBusy(lane);
         }
@@ -535,12 +635,20 @@ final class Scheduler {
 
     private void unlinkLocked(Ticket t, Lane lane) {
         if (t.prev == null) {
-            lane.head = t.next;
+            if (t.guaranteed) {
+                guaranteedHead = t.next;
+            } else {
+                lane.head = t.next;
+            }
         } else {
             t.prev.next = t.next;
         }
         if (t.next == null) {
-            lane.tail = t.prev;
+            if (t.guaranteed) {
+                guaranteedTail = t.prev;
+            } else {
+                lane.tail = t.prev;
+            }
         } else {
             t.next.prev = t.prev;
         }
@@ -553,17 +661,21 @@ final class Scheduler {
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
     private Ticket dispatchLocked(Ticket ready, long now) {
         while (parked > 0 && executing < maxExecuting) {
-            Lane lane = autoAdmission ? overdue(now) : null;
+            Ticket t = guaranteedHead;
+            Lane lane = t != null && canStart(lanes[t.classIndex], true) ? lanes[t.classIndex] : null;
             if (lane == null) {
-                lane = pick(false);
+                lane = autoAdmission ? overdue(now) : null;
+                if (lane == null) {
+                    lane = pick(false);
+                }
+                if (lane == null && borrowing) {
+                    lane = pick(true);
+                }
+                if (lane == null) {
+                    break;
+                }
+                t = lane.head;
             }
-            if (lane == null && borrowing) {
-                lane = pick(true);
-            }
-            if (lane == null) {
-                break;
-            }
-            Ticket t = lane.head;
             unlinkLocked(t, lane);
             grantLocked(t, lane, now);
             long waited = Math.max(0, now - t.enteredNanos);
@@ -655,7 +767,7 @@ final class Scheduler {
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
-                    new EngineSnapshot.Routes(routeTimed, routeNanos));
+                    new EngineSnapshot.Routes(routeTimed, routeNanos), buckets.stats(), hosts.stats());
         } finally {
             lock.unlock();
         }

@@ -24,8 +24,36 @@ import java.util.Objects;
  * @param control      the controller's mode, period, delay statistic, gains and anti-windup (the policy's
  *                     {@code control.*}, changeable live)
  * @param source       who set these settings last
+ * @param buckets      the token-bucket rules' rates, in the policy's order ({@code bucket.<name>.*}); empty
+ *                     when the policy has none
  */
-public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classes, ControlPolicy control, Source source) {
+public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classes, ControlPolicy control, Source source,
+                       List<BucketSettings> buckets) {
+
+    /** Settings without token-bucket rules. */
+    public Settings(int maxExecuting, int ceiling, List<ClassSettings> classes, ControlPolicy control, Source source) {
+        this(maxExecuting, ceiling, classes, control, source, List.of());
+    }
+
+    /**
+     * One token-bucket rule's live settings (paper 002): its rate, set by the bucket law or an operator, never
+     * below its minimum; the depth is fixed by the policy.
+     *
+     * @param name    the bucket
+     * @param rate    requests per second it admits now
+     * @param minRate the lowest rate it may be set to ({@code bucket.<name>.min-rate})
+     * @param depth   its depth, fixed ({@code bucket.<name>.depth})
+     */
+    public record BucketSettings(String name, double rate, double minRate, int depth) {
+
+        public BucketSettings {
+            Objects.requireNonNull(name, "name");
+        }
+
+        public BucketSettings withRate(double r) {
+            return new BucketSettings(name, r, minRate, depth);
+        }
+    }
 
     /** Who changed the settings last. */
     public enum Source {
@@ -75,6 +103,7 @@ public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classe
 
     public Settings {
         classes = List.copyOf(classes);
+        buckets = buckets == null ? List.of() : List.copyOf(buckets);
         Objects.requireNonNull(control, "control");
         Objects.requireNonNull(source, "source");
     }
@@ -102,29 +131,51 @@ public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classe
         for (int i = 0; i < c.length; i++) {
             c[i] = c[i].withBudget(budgets[i]);
         }
-        return new Settings(maxExecuting, ceiling, Arrays.asList(c), control, source);
+        return new Settings(maxExecuting, ceiling, Arrays.asList(c), control, source, buckets);
     }
 
     /** A copy with one class's settings replaced. */
     public Settings withClass(int index, ClassSettings c) {
         ClassSettings[] all = classes.toArray(new ClassSettings[0]);
         all[index] = c;
-        return new Settings(maxExecuting, ceiling, Arrays.asList(all), control, source);
+        return new Settings(maxExecuting, ceiling, Arrays.asList(all), control, source, buckets);
     }
 
     public Settings withMaxExecuting(int max) {
-        return new Settings(max, ceiling, classes, control, source);
+        return new Settings(max, ceiling, classes, control, source, buckets);
     }
 
     public Settings withCeiling(int c) {
-        return new Settings(maxExecuting, c, classes, control, source);
+        return new Settings(maxExecuting, c, classes, control, source, buckets);
     }
 
     public Settings withControl(ControlPolicy c) {
-        return new Settings(maxExecuting, ceiling, classes, c, source);
+        return new Settings(maxExecuting, ceiling, classes, c, source, buckets);
     }
 
     public Settings withSource(Source s) {
-        return new Settings(maxExecuting, ceiling, classes, control, s);
+        return new Settings(maxExecuting, ceiling, classes, control, s, buckets);
+    }
+
+    /** A copy with these bucket settings (one per bucket of the policy, in its order). */
+    public Settings withBuckets(List<BucketSettings> b) {
+        return new Settings(maxExecuting, ceiling, classes, control, source, b);
+    }
+
+    /** A copy with one bucket's rate replaced. */
+    public Settings withBucketRate(int index, double rate) {
+        BucketSettings[] all = buckets.toArray(new BucketSettings[0]);
+        all[index] = all[index].withRate(rate);
+        return withBuckets(Arrays.asList(all));
+    }
+
+    /** The index of the bucket named {@code name}, or -1. */
+    public int bucketIndex(String name) {
+        for (int i = 0; i < buckets.size(); i++) {
+            if (buckets.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

@@ -87,6 +87,10 @@ public final class Ticket {
 
     private Rejection rejection;
     private String setCookie;
+    /** The virtual server of the request ({@link VirtualServers}), or -1. */
+    int host = -1;
+    /** Within its virtual server's guarantee: never refused, started before requests that are not. */
+    boolean guaranteed;
 
     Ticket(Scheduler scheduler, int classIndex, long enteredNanos, int route) {
         this.scheduler = scheduler;
@@ -100,9 +104,25 @@ public final class Ticket {
         return state;
     }
 
-    /** The service class this request was classified into. */
+    /**
+     * The service class this request was classified into; null for a request a token-bucket rule refused before
+     * it was classified.
+     */
     public String serviceClass() {
-        return scheduler.className(classIndex);
+        return classIndex < 0 ? null : scheduler.className(classIndex);
+    }
+
+    /** Whether the request is within its virtual server's guarantee ({@code vhost.<name>.*}). */
+    public boolean guaranteed() {
+        return guaranteed;
+    }
+
+    /** A request refused before classification (a token-bucket rule): REJECTED, in no class. */
+    static Ticket refused(Scheduler scheduler, long now, Rejection r) {
+        Ticket t = new Ticket(scheduler, -1, now, 0);
+        t.rejectWith(r);
+        t.state = State.REJECTED;
+        return t;
     }
 
     /**
