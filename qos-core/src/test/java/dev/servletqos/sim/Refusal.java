@@ -8,6 +8,8 @@ public enum Refusal {
     SESSION_RATE,
     /** The class's queue was full. */
     QUEUE_FULL,
+    /** A token-bucket rule had no token (before classification). */
+    BUCKET,
     /** A reason the simulator does not know (a newer engine). */
     OTHER;
 
