@@ -101,6 +101,50 @@ class ResourceAdmissionTest {
         assertEquals(mean(rates, 60, 120), admitted, 1, "the bucket admits its rate");
     }
 
+    @Test
+    void fromAboveWhatTheServerCanDoTheCpuLawComesDownSlowlyAndUndershoots() {
+        // the same searches, the rate starting at 150/s: above the 100/s the core completes. While it is above,
+        // a backlog builds in the server, which keeps the CPU at 1 (a step of -2/s a period) until it drains
+        Workload w = Workload.builder().duration(Duration.ofSeconds(120))
+                .add(ClassLoad.open("search", 200).header("basic").session(request("/search/q", WORK)))
+                .server(oneCore()).build();
+        List<Double> rates = new ArrayList<>();
+        run(bucketPolicy(150, 10), w, rates);
+        int below = 0;
+        while (rates.get(below) >= 100) {
+            below++;
+        }
+        System.out.printf(Locale.ROOT, "bucket law on CPU from 150/s: below 100/s after %d periods, lowest %.1f, "
+                + "mean 60..120 s %.1f, last 20 s %.1f%n", below + 1, min(rates, 0, 120), mean(rates, 60, 120),
+                mean(rates, 100, 120));
+        assertTrue(below + 1 <= 40, "-2/s a period at most: " + rates);
+        assertTrue(min(rates, 0, 120) >= 10, "never below the minimum");
+        assertEquals(90, mean(rates, 100, 120), 9, "converged by the end: " + rates);
+    }
+
+    @Test
+    void onTheQueueTheRateConvergesToWhatTheServerCompletes() {
+        // four permits in front of the one core: what the bucket admits beyond 100/s queues in the engine
+        QosPolicy policy = SimEngine.policy(QosPolicy.Scheduling.STRICT_PRIORITY, 4, ClassPolicy.named("basic"))
+                .addBucket(BucketPolicy.onPaths("search", 150, 10, 5, "/search/*"))
+                .bucketControl(dev.servletqos.policy.BucketControl.DEFAULTS
+                        .withLaw(dev.servletqos.policy.BucketControl.Law.QUEUE)).build();
+        Workload w = Workload.builder().duration(Duration.ofSeconds(120))
+                .add(ClassLoad.open("search", 200).header("basic").session(request("/search/q", WORK)))
+                .server(oneCore()).build();
+        List<Double> rates = new ArrayList<>();
+        SimResult r = Simulation.of(policy, w).seed(7).onStart((engine, periodic) -> periodic.schedule(
+                () -> rates.add(engine.engine().settings().buckets().get(0).rate()), Duration.ofSeconds(1))).run();
+        double queued = r.series("search").mean(Metric.QUEUED_MEAN, 60, 120);
+        double served = r.series("search").sum(Metric.COMPLETIONS, 60, 120) / 60;
+        System.out.printf(Locale.ROOT, "bucket law on the queue from 150/s: rate at 10 s %.1f, 30 s %.1f, mean "
+                + "60..120 s %.1f (min %.1f, max %.1f); queue %.1f, served %.1f/s%n", rates.get(9), rates.get(29),
+                mean(rates, 60, 120), min(rates, 60, 120), max(rates, 60, 120), queued, served);
+        assertTrue(min(rates, 0, 120) >= 10, "never below the minimum");
+        assertEquals(100, mean(rates, 60, 120), 10, "the rate settles at what the core completes: " + rates);
+        assertEquals(10, queued, 5, "with the queue near its target");
+    }
+
     // ---- virtual servers
 
     static final Duration PAGE = Duration.ofMillis(100);
