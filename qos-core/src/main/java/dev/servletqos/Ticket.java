@@ -68,6 +68,8 @@ public final class Ticket {
     final long enteredNanos;
     /** The request's route ({@link Routes}): whose service times its own is compared with. */
     final int route;
+    /** The content level the engine decided for this request: 0 (refused new session) .. the class's levels. */
+    final int level;
 
     /** Written under the scheduler's lock, read anywhere. */
     volatile State state;
@@ -88,11 +90,12 @@ public final class Ticket {
     private Rejection rejection;
     private String setCookie;
 
-    Ticket(Scheduler scheduler, int classIndex, long enteredNanos, int route) {
+    Ticket(Scheduler scheduler, int classIndex, long enteredNanos, int route, int level) {
         this.scheduler = scheduler;
         this.classIndex = classIndex;
         this.enteredNanos = enteredNanos;
         this.route = route;
+        this.level = level;
     }
 
     /** The current state; see the class documentation. */
@@ -103,6 +106,18 @@ public final class Ticket {
     /** The service class this request was classified into. */
     public String serviceClass() {
         return scheduler.className(classIndex);
+    }
+
+    /**
+     * The content level to serve this request at (paper 000 section 4.2): from 1 (the lightest content) to the
+     * class's {@code levels} (full content; 1 when the class has one level). The engine decides it at entry from
+     * the class's live level and the session, so that one session sees one level while the class's level stays
+     * the same; an admitted session is never below 1. 0 only for a new session the engine refused for its level
+     * (then the ticket is {@link State#REJECTED}). The adapters put it into the request attribute
+     * {@code dev.servletqos.level}.
+     */
+    public int level() {
+        return level;
     }
 
     /**
