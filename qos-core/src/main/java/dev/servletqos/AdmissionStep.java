@@ -97,6 +97,7 @@ interface AdmissionStep {
         private final Rejection[] sessionQueued;
         private final Rejection[] sessionRate;
         private final Rejection[] bucket;
+        private final Rejection[] sessionLevel;
         private final Rejection[] queuedBySeconds;
         private final Rejection[] rateBySeconds;
 
@@ -111,6 +112,7 @@ interface AdmissionStep {
             this.sessionQueued = new Rejection[jittered];
             this.sessionRate = new Rejection[jittered];
             this.bucket = new Rejection[jittered];
+            this.sessionLevel = new Rejection[jittered];
             int slots = (int) Math.max(1, Math.min(seconds, 3600));
             this.queuedBySeconds = new Rejection[slots + 1];
             this.rateBySeconds = new Rejection[slots + 1];
@@ -139,6 +141,11 @@ interface AdmissionStep {
         /** A new session refused by a session rate of a static policy: {@code admission.reject-status}. */
         Rejection sessionRate() {
             return jittered(sessionRate, rejectStatus, Rejection.Reason.SESSION_RATE);
+        }
+
+        /** A new session refused because its class's content level is 0: {@code admission.reject-status}. */
+        Rejection sessionLevel() {
+            return jittered(sessionLevel, rejectStatus, Rejection.Reason.SESSION_LEVEL);
         }
 
         /**

@@ -73,6 +73,8 @@ final class Scheduler {
         final int totalQueuedTrigger;
         final int higherQueuedTrigger;
         final TokenBucket sessions;
+        /** The class's content levels M (fixed by the policy). */
+        final int levels;
         /** Copies of the settings in force that the request path reads. */
         int budget;
         long delayTargetNanos;
@@ -93,6 +95,10 @@ final class Scheduler {
         long sessionsAdmitted;
         long sessionsRefusedQueued;
         long sessionsRefusedRate;
+        /** New sessions refused because their content level was 0. */
+        long sessionsRefusedLevel;
+        /** Completed requests by the content level they were served at, 0..M (0 stays 0: never served). */
+        final long[] completedByLevel;
         long borrowedGrants;
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
@@ -117,6 +123,8 @@ final class Scheduler {
             this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
             this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
             this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
+            this.levels = c.content().levels();
+            this.completedByLevel = new long[levels + 1];
         }
 
         /** Counts one more session-rate refusal now; returns the refusals of about the last second. */
@@ -228,23 +236,24 @@ final class Scheduler {
     }
 
     /**
-     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known):
-     * RUNNING, PARKED or REJECTED. The first request of a new session meets admission first (the admission steps
-     * in order), and the session counts as admitted only if its request is not rejected; a request of a known
-     * (admitted) session is never refused by admission (only by a full queue).
+     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known)
+     * at content level {@code level}: RUNNING, PARKED or REJECTED. The first request of a new session meets
+     * admission first (refused at level 0, else the admission steps in order), and the session counts as
+     * admitted only if its request is not rejected; a request of a known (admitted) session is never refused by
+     * admission (only by a full queue), and never comes at level 0.
      */
-    Ticket enter(int classIndex, long now, int route, boolean newSession) {
-        return enter(classIndex, now, route, newSession, -1, false);
+    Ticket enter(int classIndex, long now, int route, boolean newSession, int level) {
+        return enter(classIndex, now, route, newSession, level, -1, false);
     }
 
     /**
-     * {@link #enter(int, long, int, boolean)} for a request of virtual server {@code host} (-1: none), within its
-     * guarantee or not. A guaranteed request is never refused: not by admission, not by a full queue; it runs at
-     * once when a permit is free (its class's budget aside, the other classes' reserves kept), else waits in the
-     * guaranteed queue, which is served before every class's.
+     * {@link #enter(int, long, int, boolean, int)} for a request of virtual server {@code host} (-1: none), within
+     * its guarantee or not. A guaranteed request is never refused: not by admission, not by a full queue; it runs
+     * at once when a permit is free (its class's budget aside, the other classes' reserves kept), else waits in
+     * the guaranteed queue, which is served before every class's.
      */
-    Ticket enter(int classIndex, long now, int route, boolean newSession, int host, boolean guaranteed) {
-        Ticket t = new Ticket(this, classIndex, now, route);
+    Ticket enter(int classIndex, long now, int route, boolean newSession, int level, int host, boolean guaranteed) {
+        Ticket t = new Ticket(this, classIndex, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
         Ticket ready = null;
@@ -275,7 +284,7 @@ final class Scheduler {
             }
             return;
         }
-        if (newSession && !admitLocked(t, lane, now)) {
+        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane) : !admitLocked(t, lane, now))) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
@@ -294,6 +303,15 @@ final class Scheduler {
             lane.sessionsAdmitted++;
             lane.sessions.take();
         }
+    }
+
+    /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
+    private boolean refuseLevelLocked(Ticket t, Lane lane) {
+        lane.rejected++;
+        lane.sessionsRefusedLevel++;
+        t.rejectWith(rejections.sessionLevel());
+        t.state = State.REJECTED;
+        return true;
     }
 
     private boolean admitLocked(Ticket t, Lane lane, long now) {
@@ -337,6 +355,7 @@ final class Scheduler {
                 } else {
                     t.state = State.COMPLETED;
                     lane.completed++;
+                    lane.completedByLevel[t.level]++;
                     if (now != NO_TIME) {
                         long took = Math.max(0, now - t.grantedNanos);
                         lane.serviceNanos += took;
@@ -474,7 +493,9 @@ final class Scheduler {
      * operator's max-executing, never to the controller's), max-executing
      * to {@code max(1, sum of reserves)..ceiling}, each
      * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
-     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero. The
+     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero, content
+     * levels to the policy's (fixed) and each live level to {@code 0..levels} (not a number: the level in force
+     * stays). The
      * control settings are not clamped but refused when out of range (a gain that is not a number has no
      * sensible nearest value).
      */
@@ -502,7 +523,10 @@ final class Scheduler {
             int burst = Math.max(1, c.sessionBurst());
             Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero() ? Duration.ofNanos(1)
                     : c.delayTarget();
-            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target);
+            int levels = lanes[i].levels;
+            double level = Double.isNaN(c.level()) ? (settings == null ? levels : settings.get(i).level())
+                    : Math.max(0, Math.min(levels, c.level()));
+            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target, levels, level);
         }
         return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source, clampBuckets(s.buckets()));
     }
@@ -763,7 +787,8 @@ final class Scheduler {
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.borrowedGrants, l.grants, l.waitNanos,
                         l.waitBuckets, l.serviceNanos, l.serviceTimed, l.bytes, l.sessions.rate(),
-                        l.sessions.burst()));
+                        l.sessions.burst(), l.sessionsRefusedLevel, l.levels, settings.get(l.index).level(),
+                        l.completedByLevel));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,

@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * The settings the engine acts on now: the total concurrency, each class's budget, minimum budget, session
- * rate and delay target, and the controller's mode, period and gains. One immutable value that the engine
+ * rate, delay target and content level, and the controller's mode, period and gains. One immutable value that the engine
  * replaces whole ({@link QosEngine#apply(Settings, Settings.Source)}), clamped there in one place, so that
  * the request path always reads one consistent set. The snapshot says which settings are in force and who
  * set them last.
@@ -75,29 +75,47 @@ public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classe
      * @param sessionBurst   the session token bucket's depth, at least 1
      * @param delayTarget    the class's delay target: the absolute controller's reference, and (as a ratio to
      *                       the next class's) the relative controller's; also the EDF deadline
+     * @param levels         the class's content levels M ({@code class.<name>.levels}), fixed by the policy:
+     *                       {@link QosEngine#apply} keeps the policy's value whatever is proposed
+     * @param level          the live fractional content level m, 0..M (M: full content for everyone): with
+     *                       {@code m = I + F}, a fraction F of the sessions is served at level I+1 and the rest at
+     *                       I, level 0 refusing new sessions ({@link QosEngine#enter}); set by the controller or an
+     *                       operator through {@link QosEngine#apply}, clamped there to 0..M (not a number: the
+     *                       old value stays)
      */
     public record ClassSettings(String name, int budget, int minBudget, double sessionRate, int sessionBurst,
-                                Duration delayTarget) {
+                                Duration delayTarget, int levels, double level) {
 
         public ClassSettings {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(delayTarget, "delayTarget");
         }
 
+        /** A class with one content level (full content only) and its level at full. */
+        public ClassSettings(String name, int budget, int minBudget, double sessionRate, int sessionBurst,
+                             Duration delayTarget) {
+            this(name, budget, minBudget, sessionRate, sessionBurst, delayTarget, 1, 1);
+        }
+
         public ClassSettings withBudget(int b) {
-            return new ClassSettings(name, b, minBudget, sessionRate, sessionBurst, delayTarget);
+            return new ClassSettings(name, b, minBudget, sessionRate, sessionBurst, delayTarget, levels, level);
         }
 
         public ClassSettings withSessionRate(double perSecond, int burst) {
-            return new ClassSettings(name, budget, minBudget, perSecond, burst, delayTarget);
+            return new ClassSettings(name, budget, minBudget, perSecond, burst, delayTarget, levels, level);
         }
 
         public ClassSettings withMinBudget(int m) {
-            return new ClassSettings(name, budget, m, sessionRate, sessionBurst, delayTarget);
+            return new ClassSettings(name, budget, m, sessionRate, sessionBurst, delayTarget, levels, level);
         }
 
         public ClassSettings withDelayTarget(Duration d) {
-            return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, d);
+            return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, d, levels, level);
+        }
+
+        /** A copy with the fractional content level {@code m} (0..{@link #levels()}; clamped when applied). */
+        public ClassSettings withLevel(double m) {
+            return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, delayTarget, levels, m);
         }
     }
 

@@ -179,4 +179,19 @@ class ResourceAdmissionEngineTest {
         assertTrue(a3.guaranteed(), "refilled at wmax");
         a3.complete();
     }
+
+    @Test
+    void aGuaranteedRequestIsServedAtFullContentWhileItsClassIsDegradedToRefusal() {
+        QosEngine engine = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 4,
+                ClassPolicy.named("basic").withLevels(3))
+                .addVirtualServer(VirtualServerPolicy.of("a", 2, 1000, "a.example"))
+                .virtualServerPlan(new VirtualServerPlan(0.1, 0, 0.58)).build(), clock);
+        engine.update(s -> s.withClass(0, s.get(0).withLevel(0)));
+        Ticket b = engine.enter(on("b.example"), clock.nanoTime());
+        assertEquals(State.REJECTED, b.state(), "level 0 refuses b.example's new session");
+        Ticket a = engine.enter(on("a.example"), clock.nanoTime());
+        assertEquals(State.RUNNING, a.state(), "a.example's, within its guarantee, is admitted");
+        assertEquals(3, a.level(), "at full content: another host's load does not degrade it");
+        a.complete();
+    }
 }

@@ -176,7 +176,10 @@ final class PolicyKeys {
                     ClassPolicy::withTotalQueuedTrigger),
             perClass("admission.higher-queued", INTEGER, computed("the policy-wide admission.higher-queued"),
                     "0 (off) or more; 0 for the highest class", "requests", "WebQoS trigger k for the class.",
-                    ClassPolicy::withHigherQueuedTrigger)));
+                    ClassPolicy::withHigherQueuedTrigger),
+            perClass("levels", INTEGER, of("1", "full content only"), "1.." + ClassPolicy.Content.MAX_LEVELS,
+                    "levels", "Content levels above refusal (M): the engine serves each session at one of "
+                    + "1..M, M full.", ClassPolicy::withLevels)));
 
     private static final ValueType<ControlPolicy.Mode> MODES = ValueType.oneOf("control mode",
             ControlPolicy.Mode.values(), ControlPolicy.Mode::key);

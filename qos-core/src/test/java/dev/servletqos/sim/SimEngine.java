@@ -167,7 +167,7 @@ public final class SimEngine {
     private static EngineCounts counts(ClassStats s) {
         return new EngineCounts(s.entered(), s.completed(), s.rejected(), s.expired(), s.cancelled(), s.executing(),
                 s.queued(), s.grants(), s.waitNanos(), s.sessionsAdmitted(), s.sessionsRefusedQueued()
-                + s.sessionsRefusedRate(), s.reconciles());
+                + s.sessionsRefusedRate() + s.sessionsRefusedLevel(), s.reconciles());
     }
 
     private static Refusal refusal(Rejection r) {
@@ -179,6 +179,8 @@ public final class SimEngine {
                 return Refusal.SESSION_QUEUED;
             case SESSION_RATE:
                 return Refusal.SESSION_RATE;
+            case SESSION_LEVEL:
+                return Refusal.SESSION_LEVEL;
             case QUEUE_FULL:
                 return Refusal.QUEUE_FULL;
             case BUCKET:
