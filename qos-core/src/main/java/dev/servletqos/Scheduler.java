@@ -273,7 +273,9 @@ final class Scheduler {
 
     private void decideLocked(Ticket t, Lane lane, long now, boolean newSession) {
         if (t.guaranteed) {
-            if (guaranteedHead == null && canStart(lane, true)) {
+            // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
+            // that can start takes nothing from it
+            if (canStart(lane, true)) {
                 grantLocked(t, lane, now);
                 lane.waitBuckets[0]++;
             } else {
@@ -685,8 +687,8 @@ final class Scheduler {
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
     private Ticket dispatchLocked(Ticket ready, long now) {
         while (parked > 0 && executing < maxExecuting) {
-            Ticket t = guaranteedHead;
-            Lane lane = t != null && canStart(lanes[t.classIndex], true) ? lanes[t.classIndex] : null;
+            Ticket t = startableGuaranteed();
+            Lane lane = t != null ? lanes[t.classIndex] : null;
             if (lane == null) {
                 lane = autoAdmission ? overdue(now) : null;
                 if (lane == null) {
@@ -709,6 +711,19 @@ final class Scheduler {
             ready = t;
         }
         return ready;
+    }
+
+    /**
+     * The first waiting guaranteed request whose class may start now (borrowing allowed, reserves kept), or null:
+     * one held back by another class's reserve does not hold back those behind it of classes that may start.
+     */
+    private Ticket startableGuaranteed() {
+        for (Ticket g = guaranteedHead; g != null; g = g.next) {
+            if (canStart(lanes[g.classIndex], true)) {
+                return g;
+            }
+        }
+        return null;
     }
 
     /**
