@@ -89,6 +89,27 @@ class ResourcePolicyTest {
         assertFails(CLASSES + "vhost.a.host = a.example\n", "did you mean vhost.a.hosts?");
     }
 
+    @Test
+    void theExamplesInTheDocsParse() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("```properties\n(.*?)```",
+                java.util.regex.Pattern.DOTALL).matcher(PolicyParserTest.docs());
+        int found = 0;
+        while (m.find()) {
+            String example = m.group(1);
+            if (example.startsWith("# search pages")) {
+                assertEquals(2, parse(CLASSES + example).buckets().size());
+                found++;
+            } else if (example.startsWith("vhost.shop.hosts")) {
+                QosPolicy p = parse(CLASSES + example);
+                assertEquals(0.54, p.virtualServers().get(0).plannedUtilization(p.virtualServerPlan())
+                        + p.virtualServers().get(1).plannedUtilization(p.virtualServerPlan()), 1e-9,
+                        "the sum the docs state");
+                found++;
+            }
+        }
+        assertEquals(2, found, "the bucket and virtual-server examples of configuration.md");
+    }
+
     // ---- helpers
 
     private static QosPolicy parse(String text) {
