@@ -96,6 +96,8 @@ interface AdmissionStep {
         private final Rejection[] expired;
         private final Rejection[] sessionQueued;
         private final Rejection[] sessionRate;
+        private final Rejection[] bucket;
+        private final Rejection[] sessionLevel;
         private final Rejection[] queuedBySeconds;
         private final Rejection[] rateBySeconds;
 
@@ -109,6 +111,8 @@ interface AdmissionStep {
             this.expired = new Rejection[jittered];
             this.sessionQueued = new Rejection[jittered];
             this.sessionRate = new Rejection[jittered];
+            this.bucket = new Rejection[jittered];
+            this.sessionLevel = new Rejection[jittered];
             int slots = (int) Math.max(1, Math.min(seconds, 3600));
             this.queuedBySeconds = new Rejection[slots + 1];
             this.rateBySeconds = new Rejection[slots + 1];
@@ -129,9 +133,19 @@ interface AdmissionStep {
             return jittered(sessionQueued, rejectStatus, Rejection.Reason.SESSION_QUEUED);
         }
 
+        /** A request refused by a token-bucket rule: 503. */
+        Rejection bucket() {
+            return jittered(bucket, 503, Rejection.Reason.BUCKET);
+        }
+
         /** A new session refused by a session rate of a static policy: {@code admission.reject-status}. */
         Rejection sessionRate() {
             return jittered(sessionRate, rejectStatus, Rejection.Reason.SESSION_RATE);
+        }
+
+        /** A new session refused because its class's content level is 0: {@code admission.reject-status}. */
+        Rejection sessionLevel() {
+            return jittered(sessionLevel, rejectStatus, Rejection.Reason.SESSION_LEVEL);
         }
 
         /**

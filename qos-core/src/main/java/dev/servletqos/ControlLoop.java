@@ -1,5 +1,6 @@
 package dev.servletqos;
 
+import dev.servletqos.control.BucketLaw;
 import dev.servletqos.control.ControlLaw;
 import dev.servletqos.control.ControlLaws;
 import dev.servletqos.control.EngineSampleSource;
@@ -73,10 +74,12 @@ final class ControlLoop {
         ControlLaw capacity = c.capacity() == ControlPolicy.Capacity.AUTO ? ControlLaws.capacity() : null;
         ControlLaw admission = c.admission() == ControlPolicy.Admission.AUTO
                 ? ControlLaws.admission(sessionRateCeilings()) : null;
-        if (capacity == null && admission == null) {
+        ControlLaw buckets = engine.policy().buckets().isEmpty() ? null
+                : new BucketLaw(engine.policy().bucketControl());
+        if (capacity == null && admission == null && buckets == null) {
             return budgets;
         }
-        return ControlLaws.chain(capacity, budgets, admission);
+        return ControlLaws.chain(capacity, budgets, admission, buckets);
     }
 
     /** The session rates the policy gives (a ceiling of the admission law), by class name. */
@@ -180,6 +183,9 @@ final class ControlLoop {
             Settings.ClassSettings n = next.get(i);
             merged = merged.withClass(i, c.withBudget(n.budget()).withSessionRate(n.sessionRate(), n.sessionBurst()));
         }
+        for (int i = 0; i < current.buckets().size(); i++) {
+            merged = merged.withBucketRate(i, next.buckets().get(i).rate());
+        }
         // an unchanged output changes nothing, not even who set the settings last
         Settings applied = merged.equals(current) ? current : engine.apply(merged, Settings.Source.CONTROLLER);
         record(sample, current, l, next, applied);
@@ -197,6 +203,15 @@ final class ControlLoop {
         for (Settings.ClassSettings c : next.classes()) {
             if (!Double.isFinite(c.sessionRate())) {
                 throw new IllegalStateException("returned session rate " + c.sessionRate() + " for " + c.name());
+            }
+        }
+        if (next.buckets().size() != current.buckets().size()) {
+            throw new IllegalStateException("returned " + next.buckets().size() + " buckets, expected "
+                    + current.buckets().size());
+        }
+        for (Settings.BucketSettings b : next.buckets()) {
+            if (!Double.isFinite(b.rate())) {
+                throw new IllegalStateException("returned rate " + b.rate() + " for bucket " + b.name());
             }
         }
     }

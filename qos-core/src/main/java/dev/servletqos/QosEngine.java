@@ -17,11 +17,13 @@ import java.util.function.UnaryOperator;
  *
  * <p>For each request: (1) a request with a valid admission cookie belongs to an admitted session and keeps
  * its class; (2) otherwise the rules classify it and session admission decides (WebQoS triggers j and k, the
- * class's session rate), once per session; (3) the scheduler runs it, queues it, or refuses it when its
- * class's queue is full. An admitted session's later requests are never refused by admission.
+ * class's session rate), once per session; (3) the request's content level is decided from its class's live
+ * level and the session (a new session at level 0 is refused); (4) the scheduler runs it, queues it, or
+ * refuses it when its class's queue is full. An admitted session's later requests are never refused by
+ * admission.
  *
- * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, the controller's
- * mode and gains) are one immutable {@link Settings} value, replaced whole through {@link #apply}: by the
+ * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, content levels,
+ * the controller's mode and gains) are one immutable {@link Settings} value, replaced whole through {@link #apply}: by the
  * policy at start, by an operator (the setters, JMX) or by the feedback controller. {@link #snapshot()} says
  * which settings are in force and who set them last.
  *
@@ -45,6 +47,8 @@ public final class QosEngine {
     private final String sessionCookieName;
     private final ControlLoop control;
     private final Routes routes = new Routes();
+    private final RequestBuckets buckets;
+    private final VirtualServers hosts;
 
     /** Guarded by {@code this}: the expiry sweep while started. */
     private Periodic.Cancellable sweep;
@@ -60,16 +64,20 @@ public final class QosEngine {
         this.scheduler = new Scheduler(policy, initialSettings(policy), clock);
         this.classifier = new Classifier(policy, tierCookies);
         this.control = new ControlLoop(this);
+        this.buckets = scheduler.buckets;
+        this.hosts = scheduler.hosts;
     }
 
     /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */
     static Settings initialSettings(QosPolicy policy) {
         List<Settings.ClassSettings> classes = new ArrayList<>();
         for (ClassPolicy c : policy.classes()) {
+            int levels = c.content().levels();
             classes.add(new Settings.ClassSettings(c.name(), c.capacity().budget(), c.capacity().minBudget(),
-                    c.admission().sessionRate(), c.admission().sessionBurst(), c.delay().target()));
+                    c.admission().sessionRate(), c.admission().sessionBurst(), c.delay().target(), levels, levels));
         }
-        return new Settings(policy.maxExecuting(), policy.maxExecutingCeiling(), classes, policy.control(), Settings.Source.POLICY);
+        return new Settings(policy.maxExecuting(), policy.maxExecutingCeiling(), classes, policy.control(),
+                Settings.Source.POLICY, RequestBuckets.initial(policy));
     }
 
     /** An engine for this policy on the system clock. */
@@ -98,16 +106,65 @@ public final class QosEngine {
      * @return the request's ticket: RUNNING, PARKED or REJECTED
      */
     public Ticket enter(RequestView request, long nowNanos) {
+        // a virtual server's requests within its guarantee are never refused for other hosts' load
+        int host = hosts.isEmpty() ? -1 : hosts.of(request.host());
+        boolean guaranteed = host >= 0 && hosts.take(host, nowNanos);
+        // the token-bucket rules refuse before the request is classified or its session looked up
+        if (!guaranteed && !buckets.isEmpty() && buckets.refuse(request, nowNanos) >= 0) {
+            return Ticket.refused(scheduler, nowNanos, scheduler.rejections().bucket());
+        }
         SessionTable.Session s = sessions.lookup(request.cookie(sessionCookieName));
         int c = s != null ? s.classIndex() : classifier.classify(request);
+        Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
-        int route = scheduler.settings().control().capacity() == ControlPolicy.Capacity.AUTO
+        int route = settings.control().capacity() == ControlPolicy.Capacity.AUTO
                 ? routes.of(request.method(), request.path()) : 0;
-        Ticket t = scheduler.enter(c, nowNanos, route, s == null);
+        Settings.ClassSettings cs = settings.get(c);
+        int level = cs.levels();
+        String newId = null;
+        // a request within its virtual server's guarantee is served at full content, whatever the level
+        if (cs.level() < level && !guaranteed) {
+            // degraded: the session decides between I and I+1, so a new one needs its id now
+            String id = s != null ? s.id() : (newId = SessionCookies.newSessionId());
+            level = level(cs.level(), cs.levels(), share(id));
+            if (level == 0 && s != null) {
+                level = 1; // an admitted session is served, at the lightest content
+            }
+        }
+        Ticket t = scheduler.enter(c, nowNanos, route, s == null, level, host, guaranteed);
         if (t.state != Ticket.State.REJECTED) {
-            t.setCookieHeader(s != null ? sessions.renewal(s) : sessions.admitNew(c));
+            t.setCookieHeader(s != null ? sessions.renewal(s)
+                    : newId != null ? sessions.admitNew(c, newId) : sessions.admitNew(c));
         }
         return t;
+    }
+
+    /**
+     * The content level of a session whose {@link #share} is {@code share} when its class's level is {@code m}
+     * (paper 000 section 4.2): with {@code m = I + F}, I+1 if {@code share < F}, else I; at most {@code levels}.
+     * A session's level rises and falls with m, never against it, and stays while m does.
+     */
+    static int level(double m, int levels, double share) {
+        if (!(m < levels)) {
+            return levels;
+        }
+        if (!(m > 0)) {
+            return 0;
+        }
+        int whole = (int) m;
+        return share < m - whole ? whole + 1 : whole;
+    }
+
+    /**
+     * Where a session falls in [0, 1): a mix of the hash of its id (which the admission cookie carries and its
+     * renewals keep), the same on every node. Spread evenly over the sessions, so that the sessions below F are
+     * a fraction F of them.
+     */
+    static double share(String sessionId) {
+        long z = sessionId.hashCode() * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 32)) * 0xD6E8FEB86659FD93L;
+        z ^= z >>> 32;
+        return (z >>> 11) * 0x1.0p-53;
     }
 
     /** Expires parked requests past their maximum wait (their listeners are told); returns how many. */
@@ -165,8 +222,10 @@ public final class QosEngine {
     /**
      * Puts new settings in force at once, replacing the old ones whole. They are clamped in one place
      * (max-executing at least 1 and the sum of the reserves, budgets 0..max-executing and, for the controller,
-     * at least the class's min-budget, rates finite); a raised budget starts waiting requests at once, a
-     * lowered one takes effect as running requests finish (non-preemptive).
+     * at least the class's min-budget, rates finite, content levels as the policy has them and each live level
+     * 0..levels, a level that is not a number leaving the one in force); a raised budget starts waiting
+     * requests at once, a lowered one takes effect as running requests finish (non-preemptive). A changed
+     * content level applies from the next request that enters.
      *
      * @param proposed the whole settings value, e.g. {@code settings().withBudgets(...)}
      * @param source   who changes them: an {@link Settings.Source#OPERATOR} or the {@link Settings.Source#CONTROLLER}
@@ -270,6 +329,27 @@ public final class QosEngine {
             return s.withCeiling(ceiling).withMaxExecuting(Math.min(s.maxExecuting(), ceiling));
         });
         return settings().ceiling();
+    }
+
+    /**
+     * Sets a token-bucket rule's rate (an operator's change; the bucket law, if it runs, moves it again from
+     * there each period). Clamped to at least the bucket's {@code min-rate}.
+     *
+     * @throws IllegalArgumentException for an unknown bucket or a rate that is not a positive number
+     */
+    public void setBucketRate(String bucket, double perSecond) {
+        if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+            throw new IllegalArgumentException("rate of bucket " + bucket + " = " + perSecond
+                    + ": must be a positive number");
+        }
+        update(s -> {
+            int i = s.bucketIndex(bucket);
+            if (i < 0) {
+                throw new IllegalArgumentException("no bucket \"" + bucket + "\"; buckets are "
+                        + s.buckets().stream().map(Settings.BucketSettings::name).toList());
+            }
+            return s.withBucketRate(i, perSecond);
+        });
     }
 
     /**

@@ -15,15 +15,24 @@ public final class Rejection {
         SESSION_QUEUED("session-queued"),
         /** A new session was refused by its class's session rate (token bucket). */
         SESSION_RATE("session-rate"),
+        /** A new session was refused because its class's content level was down to 0 (refuse). */
+        SESSION_LEVEL("session-level"),
         /** The class's queue was full. */
         QUEUE_FULL("queue-full"),
         /** The request waited longer than its class's maximum wait. */
-        EXPIRED("expired");
+        EXPIRED("expired"),
+        /** A token-bucket rule ({@code bucket.<name>.*}) had no token for the request. */
+        BUCKET("bucket");
 
         private final String tag;
 
         Reason(String tag) {
             this.tag = tag;
+        }
+
+        /** Whether this refuses a new session (admission), rather than a request. */
+        public boolean newSession() {
+            return this == SESSION_QUEUED || this == SESSION_RATE || this == SESSION_LEVEL;
         }
 
         /** The lowercase name used in meters, logs and the JSON body. */
@@ -46,8 +55,7 @@ public final class Rejection {
         this.status = status;
         this.retryAfterSeconds = retryAfterSeconds;
         this.reason = reason;
-        String what = reason == Reason.SESSION_QUEUED || reason == Reason.SESSION_RATE
-                ? NEW_SESSION_REFUSED
+        String what = reason.newSession() ? NEW_SESSION_REFUSED
                 : "The site is very busy and could not answer your request in time.";
         this.html = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Server busy</title>"
                 + "</head>\n<body><h1>Server busy</h1><p>" + what + " Please try again in " + retryAfterSeconds

@@ -41,6 +41,15 @@ final class Scheduler {
     private final Lane[] lanes;
     private final AdmissionStep.Rejections rejections;
     private final int reserves;
+    /** The policy, for the buckets' fixed minimums and depths before the first settings. */
+    private final QosPolicy policyBuckets;
+    /** The token-bucket rules; their rates are put in force with the settings. */
+    final RequestBuckets buckets;
+    /** The virtual servers; their guaranteed responses' bytes are counted at completion. */
+    final VirtualServers hosts;
+    /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
+    private Ticket guaranteedHead;
+    private Ticket guaranteedTail;
 
     private volatile Settings settings;
     private boolean autoAdmission;
@@ -64,6 +73,8 @@ final class Scheduler {
         final int totalQueuedTrigger;
         final int higherQueuedTrigger;
         final TokenBucket sessions;
+        /** The class's content levels M (fixed by the policy). */
+        final int levels;
         /** Copies of the settings in force that the request path reads. */
         int budget;
         long delayTargetNanos;
@@ -84,6 +95,10 @@ final class Scheduler {
         long sessionsAdmitted;
         long sessionsRefusedQueued;
         long sessionsRefusedRate;
+        /** New sessions refused because their content level was 0. */
+        long sessionsRefusedLevel;
+        /** Completed requests by the content level they were served at, 0..M (0 stays 0: never served). */
+        final long[] completedByLevel;
         long borrowedGrants;
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
@@ -108,6 +123,8 @@ final class Scheduler {
             this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
             this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
             this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
+            this.levels = c.content().levels();
+            this.completedByLevel = new long[levels + 1];
         }
 
         /** Counts one more session-rate refusal now; returns the refusals of about the last second. */
@@ -142,6 +159,9 @@ final class Scheduler {
         }
         this.reserves = r;
         this.rejections = new AdmissionStep.Rejections(policy.rejectStatus(), policy.retryAfter());
+        this.buckets = new RequestBuckets(policy);
+        this.policyBuckets = policy;
+        this.hosts = new VirtualServers(policy);
         lock.lock();
         try {
             applyLocked(clampLocked(initial, Settings.Source.POLICY), now);
@@ -216,13 +236,26 @@ final class Scheduler {
     }
 
     /**
-     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known):
-     * RUNNING, PARKED or REJECTED. The first request of a new session meets admission first (the admission steps
-     * in order), and the session counts as admitted only if its request is not rejected; a request of a known
-     * (admitted) session is never refused by admission (only by a full queue).
+     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known)
+     * at content level {@code level}: RUNNING, PARKED or REJECTED. The first request of a new session meets
+     * admission first (refused at level 0, else the admission steps in order), and the session counts as
+     * admitted only if its request is not rejected; a request of a known (admitted) session is never refused by
+     * admission (only by a full queue), and never comes at level 0.
      */
-    Ticket enter(int classIndex, long now, int route, boolean newSession) {
-        Ticket t = new Ticket(this, classIndex, now, route);
+    Ticket enter(int classIndex, long now, int route, boolean newSession, int level) {
+        return enter(classIndex, now, route, newSession, level, -1, false);
+    }
+
+    /**
+     * {@link #enter(int, long, int, boolean, int)} for a request of virtual server {@code host} (-1: none), within
+     * its guarantee or not. A guaranteed request is never refused: not by admission, not by a full queue; it runs
+     * at once when a permit is free (its class's budget aside, the other classes' reserves kept), else waits in
+     * the guaranteed queue, which is served before every class's.
+     */
+    Ticket enter(int classIndex, long now, int route, boolean newSession, int level, int host, boolean guaranteed) {
+        Ticket t = new Ticket(this, classIndex, now, route, level);
+        t.host = host;
+        t.guaranteed = guaranteed;
         Ticket ready = null;
         lock.lock();
         try {
@@ -239,7 +272,21 @@ final class Scheduler {
     }
 
     private void decideLocked(Ticket t, Lane lane, long now, boolean newSession) {
-        if (newSession && !admitLocked(t, lane, now)) {
+        if (t.guaranteed) {
+            // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
+            // that can start takes nothing from it
+            if (canStart(lane, true)) {
+                grantLocked(t, lane, now);
+                lane.waitBuckets[0]++;
+            } else {
+                enqueueLocked(t, lane);
+            }
+            if (newSession) {
+                lane.sessionsAdmitted++;
+            }
+            return;
+        }
+        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane) : !admitLocked(t, lane, now))) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
@@ -258,6 +305,15 @@ final class Scheduler {
             lane.sessionsAdmitted++;
             lane.sessions.take();
         }
+    }
+
+    /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
+    private boolean refuseLevelLocked(Ticket t, Lane lane) {
+        lane.rejected++;
+        lane.sessionsRefusedLevel++;
+        t.rejectWith(rejections.sessionLevel());
+        t.state = State.REJECTED;
+        return true;
     }
 
     private boolean admitLocked(Ticket t, Lane lane, long now) {
@@ -301,6 +357,7 @@ final class Scheduler {
                 } else {
                     t.state = State.COMPLETED;
                     lane.completed++;
+                    lane.completedByLevel[t.level]++;
                     if (now != NO_TIME) {
                         long took = Math.max(0, now - t.grantedNanos);
                         lane.serviceNanos += took;
@@ -311,6 +368,9 @@ final class Scheduler {
                     }
                     if (bytes > 0) {
                         lane.bytes += bytes;
+                    }
+                    if (t.guaranteed) {
+                        hosts.delivered(t.host, bytes, now != NO_TIME ? now : clock.nanoTime());
                     }
                 }
             } else if (t.state == State.PARKED) {
@@ -373,6 +433,23 @@ final class Scheduler {
         if (parked == 0) {
             return null;
         }
+        // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
+        for (Ticket h = guaranteedHead; h != null; ) {
+            Ticket next = h.next;
+            Lane lane = lanes[h.classIndex];
+            if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
+                unlinkLocked(h, lane);
+                h.rejectWith(rejections.expired());
+                h.state = State.EXPIRED;
+                lane.expired++;
+                h.readyNext = ready;
+                ready = h;
+                if (count != null) {
+                    count[0]++;
+                }
+            }
+            h = next;
+        }
         for (Lane lane : lanes) {
             // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
             Ticket h;
@@ -418,7 +495,9 @@ final class Scheduler {
      * operator's max-executing, never to the controller's), max-executing
      * to {@code max(1, sum of reserves)..ceiling}, each
      * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
-     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero. The
+     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero, content
+     * levels to the policy's (fixed) and each live level to {@code 0..levels} (not a number: the level in force
+     * stays). The
      * control settings are not clamped but refused when out of range (a gain that is not a number has no
      * sensible nearest value).
      */
@@ -446,9 +525,41 @@ final class Scheduler {
             int burst = Math.max(1, c.sessionBurst());
             Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero() ? Duration.ofNanos(1)
                     : c.delayTarget();
-            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target);
+            int levels = lanes[i].levels;
+            double level = Double.isNaN(c.level()) ? (settings == null ? levels : settings.get(i).level())
+                    : Math.max(0, Math.min(levels, c.level()));
+            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target, levels, level);
         }
-        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source);
+        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source, clampBuckets(s.buckets()));
+    }
+
+    /** The lowest rate a bucket is set to, whatever its minimum: a rate of 0 would mean no limit. */
+    static final double LEAST_BUCKET_RATE = 0.001;
+
+    /**
+     * Bucket rates: at least the bucket's minimum (and {@value #LEAST_BUCKET_RATE}/s), at most 1e9; a rate that
+     * is not a number keeps the one in force; minimum and depth stay as the policy gave them.
+     */
+    private List<Settings.BucketSettings> clampBuckets(List<Settings.BucketSettings> proposed) {
+        List<Settings.BucketSettings> fixed = settings != null ? settings.buckets()
+                : RequestBuckets.initial(policyBuckets);
+        if (proposed.size() != fixed.size()) {
+            throw new IllegalArgumentException(proposed.size() + " buckets in the settings, the engine has "
+                    + fixed.size());
+        }
+        List<Settings.BucketSettings> out = new ArrayList<>(fixed.size());
+        for (int i = 0; i < fixed.size(); i++) {
+            Settings.BucketSettings was = fixed.get(i);
+            Settings.BucketSettings b = proposed.get(i);
+            if (!b.name().equals(was.name())) {
+                throw new IllegalArgumentException("bucket " + i + " of the settings is " + b.name()
+                        + ", the engine's is " + was.name());
+            }
+            double rate = Double.isNaN(b.rate()) ? was.rate() : b.rate();
+            rate = Math.max(Math.max(was.minRate(), LEAST_BUCKET_RATE), Math.min(1e9, rate));
+            out.add(new Settings.BucketSettings(was.name(), rate, was.minRate(), was.depth()));
+        }
+        return out;
     }
 
     private static int clamp(int v, int lo, int hi) {
@@ -469,6 +580,7 @@ final class Scheduler {
                 l.sessions.configure(c.sessionRate(), c.sessionBurst(), now);
             }
         }
+        buckets.configure(s.buckets(), now);
         settings = s;
     }
 
@@ -517,6 +629,20 @@ final class Scheduler {
 
     private void enqueueLocked(Ticket t, Lane lane) {
         t.deadlineNanos = t.enteredNanos + lane.delayTargetNanos;
+        if (t.guaranteed) {
+            t.prev = guaranteedTail;
+            t.next = null;
+            if (guaranteedTail == null) {
+                guaranteedHead = t;
+            } else {
+                guaranteedTail.next = t;
+            }
+            guaranteedTail = t;
+            lane.queued++;
+            parked++;
+            t.state = State.PARKED;
+            return;
+        }
         if (lane.head == null) {
             policy.becameBusy(lane);
         }
@@ -535,12 +661,20 @@ final class Scheduler {
 
     private void unlinkLocked(Ticket t, Lane lane) {
         if (t.prev == null) {
-            lane.head = t.next;
+            if (t.guaranteed) {
+                guaranteedHead = t.next;
+            } else {
+                lane.head = t.next;
+            }
         } else {
             t.prev.next = t.next;
         }
         if (t.next == null) {
-            lane.tail = t.prev;
+            if (t.guaranteed) {
+                guaranteedTail = t.prev;
+            } else {
+                lane.tail = t.prev;
+            }
         } else {
             t.next.prev = t.prev;
         }
@@ -553,17 +687,21 @@ final class Scheduler {
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
     private Ticket dispatchLocked(Ticket ready, long now) {
         while (parked > 0 && executing < maxExecuting) {
-            Lane lane = autoAdmission ? overdue(now) : null;
+            Ticket t = startableGuaranteed();
+            Lane lane = t != null ? lanes[t.classIndex] : null;
             if (lane == null) {
-                lane = pick(false);
+                lane = autoAdmission ? overdue(now) : null;
+                if (lane == null) {
+                    lane = pick(false);
+                }
+                if (lane == null && borrowing) {
+                    lane = pick(true);
+                }
+                if (lane == null) {
+                    break;
+                }
+                t = lane.head;
             }
-            if (lane == null && borrowing) {
-                lane = pick(true);
-            }
-            if (lane == null) {
-                break;
-            }
-            Ticket t = lane.head;
             unlinkLocked(t, lane);
             grantLocked(t, lane, now);
             long waited = Math.max(0, now - t.enteredNanos);
@@ -573,6 +711,19 @@ final class Scheduler {
             ready = t;
         }
         return ready;
+    }
+
+    /**
+     * The first waiting guaranteed request whose class may start now (borrowing allowed, reserves kept), or null:
+     * one held back by another class's reserve does not hold back those behind it of classes that may start.
+     */
+    private Ticket startableGuaranteed() {
+        for (Ticket g = guaranteedHead; g != null; g = g.next) {
+            if (canStart(lanes[g.classIndex], true)) {
+                return g;
+            }
+        }
+        return null;
     }
 
     /**
@@ -651,11 +802,12 @@ final class Scheduler {
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.borrowedGrants, l.grants, l.waitNanos,
                         l.waitBuckets, l.serviceNanos, l.serviceTimed, l.bytes, l.sessions.rate(),
-                        l.sessions.burst()));
+                        l.sessions.burst(), l.sessionsRefusedLevel, l.levels, settings.get(l.index).level(),
+                        l.completedByLevel));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
-                    new EngineSnapshot.Routes(routeTimed, routeNanos));
+                    new EngineSnapshot.Routes(routeTimed, routeNanos), buckets.stats(), hosts.stats());
         } finally {
             lock.unlock();
         }

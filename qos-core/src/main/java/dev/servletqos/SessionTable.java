@@ -92,6 +92,11 @@ final class SessionTable {
         return admit(classIndex, SessionCookies.newSessionId(), clock.epochSecond());
     }
 
+    /** {@link #admitNew(int)} with an id already drawn ({@link SessionCookies#newSessionId()}). */
+    String admitNew(int classIndex, String id) {
+        return admit(classIndex, id, clock.epochSecond());
+    }
+
     private String admit(int classIndex, String id, long now) {
         long until = now + maxAgeSeconds;
         String value = cookies.issue(policy.classes().get(classIndex).name(), id, until);

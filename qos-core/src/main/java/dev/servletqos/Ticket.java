@@ -68,6 +68,8 @@ public final class Ticket {
     final long enteredNanos;
     /** The request's route ({@link Routes}): whose service times its own is compared with. */
     final int route;
+    /** The content level the engine decided for this request: 0 (refused new session) .. the class's levels. */
+    final int level;
 
     /** Written under the scheduler's lock, read anywhere. */
     volatile State state;
@@ -87,12 +89,17 @@ public final class Ticket {
 
     private Rejection rejection;
     private String setCookie;
+    /** The virtual server of the request ({@link VirtualServers}), or -1. */
+    int host = -1;
+    /** Within its virtual server's guarantee: never refused, started before requests that are not. */
+    boolean guaranteed;
 
-    Ticket(Scheduler scheduler, int classIndex, long enteredNanos, int route) {
+    Ticket(Scheduler scheduler, int classIndex, long enteredNanos, int route, int level) {
         this.scheduler = scheduler;
         this.classIndex = classIndex;
         this.enteredNanos = enteredNanos;
         this.route = route;
+        this.level = level;
     }
 
     /** The current state; see the class documentation. */
@@ -100,9 +107,38 @@ public final class Ticket {
         return state;
     }
 
-    /** The service class this request was classified into. */
+    /**
+     * The service class this request was classified into; null for a request a token-bucket rule refused before
+     * it was classified.
+     */
     public String serviceClass() {
-        return scheduler.className(classIndex);
+        return classIndex < 0 ? null : scheduler.className(classIndex);
+    }
+
+    /** Whether the request is within its virtual server's guarantee ({@code vhost.<name>.*}). */
+    public boolean guaranteed() {
+        return guaranteed;
+    }
+
+    /** A request refused before classification (a token-bucket rule): REJECTED, in no class. */
+    static Ticket refused(Scheduler scheduler, long now, Rejection r) {
+        Ticket t = new Ticket(scheduler, -1, now, 0, 0);
+        t.rejectWith(r);
+        t.state = State.REJECTED;
+        return t;
+    }
+
+    /**
+     * The content level to serve this request at (paper 000 section 4.2): from 1 (the lightest content) to the
+     * class's {@code levels} (full content; 1 when the class has one level). The engine decides it at entry from
+     * the class's live level and the session, so that one session sees one level while the class's level stays
+     * the same; an admitted session is never below 1. 0 only for a new session the engine refused for its level
+     * or a request a token-bucket rule refused (then the ticket is {@link State#REJECTED}). A request within its
+     * virtual server's guarantee is at full content. The adapters put it into the request attribute
+     * {@code dev.servletqos.level}.
+     */
+    public int level() {
+        return level;
     }
 
     /**

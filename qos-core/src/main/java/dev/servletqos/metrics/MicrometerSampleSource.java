@@ -80,7 +80,7 @@ public final class MicrometerSampleSource implements SampleSource {
                     outcome("expired", t), outcome("cancelled", t), 0, 0, 0, 0, 0, (long) wait.count(),
                     Math.round(wait.totalTime(TimeUnit.NANOSECONDS)), buckets,
                     Math.round(service.totalTime(TimeUnit.NANOSECONDS)), (long) service.count(),
-                    count("qos.response.bytes", t), 0, 1));
+                    count("qos.response.bytes", t), 0, 1, 0, 1, 1, new long[2]));
         }
         int max = (int) registry.get("qos.max.executing").tags(tags).gauge().value();
         // meters do not carry service times by route

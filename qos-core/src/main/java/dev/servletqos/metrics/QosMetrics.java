@@ -35,6 +35,10 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code qos.service} (timer: timed completions, all while requests wait and one in eight otherwise,
  *       and their time from grant to completion)</li>
  *   <li>{@code qos.response.bytes} (counter: response bytes of completed requests, where known)</li>
+ *   <li>{@code qos.bucket.requests} (counter per token-bucket rule, tag {@code bucket}; {@code outcome} =
+ *       admitted, refused) and {@code qos.bucket.rate} (gauge: its rate now)</li>
+ *   <li>{@code qos.vhost.requests} (counter per virtual server, tag {@code vhost}; {@code guarantee} = within,
+ *       beyond) and {@code qos.vhost.guaranteed.bytes} (counter: its guaranteed responses' bytes)</li>
  *   <li>{@code qos.control.reference}, {@code qos.control.measured}, {@code qos.control.error},
  *       {@code qos.control.output} (gauges per class: the control loop's last period) and
  *       {@code qos.control.saturated} (counter per class: periods that were saturated);
@@ -202,6 +206,37 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         meters.add(FunctionCounter.builder("qos.control.failures", engine, e -> status().failures())
                 .description("Control periods whose sample or law failed; the last good settings stayed")
                 .baseUnit("periods").tags(extraTags).register(registry));
+        for (EngineSnapshot.BucketStats b : engine.snapshot().buckets()) {
+            String bucket = b.name();
+            Tags tags = extraTags.and("bucket", bucket);
+            meters.add(FunctionCounter.builder("qos.bucket.requests", this,
+                            m -> bucketStat(m, bucket, x -> x.hits() - x.refused()))
+                    .description("Requests a token-bucket rule covered, by outcome (refused: 503, reason bucket)")
+                    .tags(tags.and("outcome", "admitted")).register(registry));
+            meters.add(FunctionCounter.builder("qos.bucket.requests", this,
+                            m -> bucketStat(m, bucket, EngineSnapshot.BucketStats::refused))
+                    .description("Requests a token-bucket rule covered, by outcome (refused: 503, reason bucket)")
+                    .tags(tags.and("outcome", "refused")).register(registry));
+            meters.add(Gauge.builder("qos.bucket.rate", this, m -> bucketStat(m, bucket, EngineSnapshot.BucketStats::rate))
+                    .description("The token-bucket rule's rate now: the bucket law's output").baseUnit("requests")
+                    .tags(tags).register(registry));
+        }
+        for (EngineSnapshot.HostStats h : engine.snapshot().hosts()) {
+            String host = h.name();
+            Tags tags = extraTags.and("vhost", host);
+            meters.add(FunctionCounter.builder("qos.vhost.requests", this,
+                            m -> hostStat(m, host, EngineSnapshot.HostStats::guaranteed))
+                    .description("Requests of a virtual server, within its guarantee or beyond it")
+                    .tags(tags.and("guarantee", "within")).register(registry));
+            meters.add(FunctionCounter.builder("qos.vhost.requests", this,
+                            m -> hostStat(m, host, x -> x.requests() - x.guaranteed()))
+                    .description("Requests of a virtual server, within its guarantee or beyond it")
+                    .tags(tags.and("guarantee", "beyond")).register(registry));
+            meters.add(FunctionCounter.builder("qos.vhost.guaranteed.bytes", this,
+                            m -> hostStat(m, host, EngineSnapshot.HostStats::guaranteedBytes))
+                    .description("Response bytes of a virtual server's guaranteed requests, where known")
+                    .baseUnit("bytes").tags(tags).register(registry));
+        }
         for (TierCookies.Verified.Status st : TierCookies.Verified.Status.values()) {
             String result = st.name().toLowerCase(Locale.ROOT);
             meters.add(FunctionCounter.builder("qos.cookies", this, m -> m.snapshot().sessions().tierCookies(st))
@@ -211,6 +246,16 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     .description("Signed cookies checked, by result").tags(extraTags.and("cookie", "session",
                             "result", result)).register(registry));
         }
+    }
+
+    private double bucketStat(QosMetrics m, String bucket, ToDoubleFunction<EngineSnapshot.BucketStats> f) {
+        EngineSnapshot.BucketStats b = m.snapshot().bucket(bucket);
+        return b == null ? Double.NaN : f.applyAsDouble(b);
+    }
+
+    private double hostStat(QosMetrics m, String host, ToDoubleFunction<EngineSnapshot.HostStats> f) {
+        EngineSnapshot.HostStats h = m.snapshot().host(host);
+        return h == null ? Double.NaN : f.applyAsDouble(h);
     }
 
     private double stat(QosMetrics m, String className, ToDoubleFunction<ClassStats> f) {

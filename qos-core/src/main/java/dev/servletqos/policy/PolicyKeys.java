@@ -176,7 +176,10 @@ final class PolicyKeys {
                     ClassPolicy::withTotalQueuedTrigger),
             perClass("admission.higher-queued", INTEGER, computed("the policy-wide admission.higher-queued"),
                     "0 (off) or more; 0 for the highest class", "requests", "WebQoS trigger k for the class.",
-                    ClassPolicy::withHigherQueuedTrigger)));
+                    ClassPolicy::withHigherQueuedTrigger),
+            perClass("levels", INTEGER, of("1", "full content only"), "1.." + ClassPolicy.Content.MAX_LEVELS,
+                    "levels", "Content levels above refusal (M): the engine serves each session at one of "
+                    + "1..M, M full.", ClassPolicy::withLevels)));
 
     private static final ValueType<ControlPolicy.Mode> MODES = ValueType.oneOf("control mode",
             ControlPolicy.Mode.values(), ControlPolicy.Mode::key);
@@ -237,8 +240,64 @@ final class PolicyKeys {
                     "The class of matching requests.",
                     (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass))));
 
+    private static final ValueType<BucketControl.Law> BUCKET_LAWS = ValueType.oneOf("bucket law",
+            BucketControl.Law.values(), BucketControl.Law::key);
+
+    /** Keys {@code buckets.*}: how the bucket law adapts the token-bucket rules' rates. */
+    static final Section<BucketControl> BUCKETS = new Section<>("buckets.", List.of(
+            buckets("law", BUCKET_LAWS, of("cpu"), BUCKET_LAWS.choiceList(), "",
+                    "Which controller adapts the buckets' rates: P on CPU utilization or PD on the queue length.",
+                    BucketControl::withLaw),
+            buckets("cpu-target", DECIMAL, of("0.9"), "more than 0, at most 1", "",
+                    "The CPU utilization the P controller holds.", BucketControl::withCpuTarget),
+            buckets("cpu-gain", DECIMAL, of("20"), "more than 0", "requests/s per unit of utilization",
+                    "Kp of the P controller on CPU.", BucketControl::withCpuGain),
+            buckets("queue-target", DECIMAL, of("10"), "0..1000000", "requests",
+                    "The number of requests queued in the engine that the PD controller holds.",
+                    BucketControl::withQueueTarget),
+            buckets("queue-gain", DECIMAL, of("0.0625"), "more than 0", "requests/s per queued request",
+                    "Kp of the PD controller on the queue length.", BucketControl::withQueueGain),
+            buckets("queue-derivative", DECIMAL, of("0.25"), "0 or more", "requests/s per request of growth",
+                    "Kd of the PD controller on the queue length.", BucketControl::withQueueDerivative)));
+
+    /** Keys {@code bucket.<name>.*}, applied to a {@link BucketPolicy}: one token-bucket rule each. */
+    static final Section<BucketPolicy> BUCKET = new Section<>("bucket.<name>.", List.of(
+            bucket("path", LIST, NONE, "path patterns, as a path rule's; this or cookie", "",
+                    "The paths whose requests take a token of this bucket.", BucketPolicy::withPaths),
+            bucket("cookie", STRING, NONE, "NAME or NAME=VALUE; this or path", "",
+                    "The cookie whose requests take a token of this bucket.", BucketPolicy::withCookie),
+            bucket("rate", DECIMAL, REQUIRED, "more than 0, at most 1e9", "requests per second",
+                    "The bucket's starting rate, adapted each control period by the bucket law.",
+                    BucketPolicy::withRate),
+            bucket("min-rate", DECIMAL, computed("0: no minimum"), "0..the rate", "requests per second",
+                    "The lowest rate the bucket law sets.", BucketPolicy::withMinRate),
+            bucket("depth", INTEGER, computed("5 (paper 002's)"), "1..1000000", "requests",
+                    "The bucket's depth (burst), fixed.", BucketPolicy::withDepth)));
+
+    /** Keys {@code vhosts.*}: the virtual servers' capacity plan. */
+    static final Section<VirtualServerPlan> VHOSTS = new Section<>("vhosts.", List.of(
+            vhosts("request-cost", DECIMAL, computed("required with virtual servers"), "0..1",
+                    "utilization per request/s", "a of U = aR + bW: the bottleneck's share one request per second "
+                    + "takes.", VirtualServerPlan::withRequestCost),
+            vhosts("byte-cost", DECIMAL, computed("required with virtual servers"), "0..1",
+                    "utilization per byte/s", "b of U = aR + bW: the bottleneck's share one response byte per "
+                    + "second takes.", VirtualServerPlan::withByteCost),
+            vhosts("utilization-bound", DECIMAL, of("0.58"), "more than 0, less than 1", "",
+                    "The most the virtual servers' planned utilizations a Rmax + b Wmax may sum to.",
+                    VirtualServerPlan::withBound)));
+
+    /** Keys {@code vhost.<name>.*}, applied to a {@link VirtualServerPolicy}: one virtual server each. */
+    static final Section<VirtualServerPolicy> VHOST = new Section<>("vhost.<name>.", List.of(
+            vhost("hosts", LIST, REQUIRED, "host names, as a host rule's", "",
+                    "The Host names the virtual server serves.", VirtualServerPolicy::withHosts),
+            vhost("rmax", DECIMAL, REQUIRED, "more than 0, at most 1e9", "requests per second",
+                    "Guaranteed request rate.", VirtualServerPolicy::withRmax),
+            vhost("wmax", DECIMAL, REQUIRED, "more than 0, at most 1e15", "bytes per second",
+                    "Guaranteed response bytes per second, within the request rate.",
+                    VirtualServerPolicy::withWmax)));
+
     /** Every section, in the order the parser applies them. */
-    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE);
+    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE, BUCKETS, BUCKET, VHOSTS, VHOST);
 
     private PolicyKeys() {
     }
@@ -255,6 +314,27 @@ final class PolicyKeys {
 
     private static <T> Key<ClassPolicy, T> perClass(String name, ValueType<T> type, Default byDefault,
             String range, String unit, String description, BiFunction<ClassPolicy, T, ClassPolicy> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<BucketControl, T> buckets(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<BucketControl, T, BucketControl> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<BucketPolicy, T> bucket(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<BucketPolicy, T, BucketPolicy> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<VirtualServerPlan, T> vhosts(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<VirtualServerPlan, T, VirtualServerPlan> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<VirtualServerPolicy, T> vhost(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description,
+            BiFunction<VirtualServerPolicy, T, VirtualServerPolicy> set) {
         return new Key<>(name, type, byDefault, range, unit, description, set);
     }
 

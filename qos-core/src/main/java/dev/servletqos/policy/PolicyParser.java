@@ -217,7 +217,14 @@ public final class PolicyParser {
             }
         }
         TreeSet<Integer> ruleNumbers = new TreeSet<>();
+        TreeSet<String> bucketNames = new TreeSet<>();
+        TreeSet<String> vhostNames = new TreeSet<>();
         for (String key : raw.keySet()) {
+            if (named(key, PolicyKeys.BUCKET, "bucket.", bucketNames, BucketPolicy::named)
+                    || named(key, PolicyKeys.VHOST, "vhost.", vhostNames, VirtualServerPolicy::named)
+                    || inSection(key, PolicyKeys.BUCKETS) || inSection(key, PolicyKeys.VHOSTS)) {
+                continue;
+            }
             checkKey(key, classNames, ruleNumbers);
         }
 
@@ -225,6 +232,14 @@ public final class PolicyParser {
         b.control(applyAll(PolicyKeys.CONTROL, null, ControlPolicy.DEFAULTS));
         for (String name : classNames) {
             b.replaceClass(applyAll(PolicyKeys.CLASS, name, ClassPolicy.named(name)));
+        }
+        b.bucketControl(applyAll(PolicyKeys.BUCKETS, null, BucketControl.DEFAULTS));
+        for (String name : bucketNames) {
+            b.addBucket(applyAll(PolicyKeys.BUCKET, name, BucketPolicy.named(name)));
+        }
+        b.virtualServerPlan(applyAll(PolicyKeys.VHOSTS, null, VirtualServerPlan.DEFAULTS));
+        for (String name : vhostNames) {
+            b.addVirtualServer(applyAll(PolicyKeys.VHOST, name, VirtualServerPolicy.named(name)));
         }
         List<Integer> fileNumbers = new ArrayList<>(ruleNumbers);
         for (int n : fileNumbers) {
@@ -235,6 +250,41 @@ public final class PolicyParser {
         } catch (PolicyException e) {
             throw located(e, fileNumbers);
         }
+    }
+
+    /**
+     * Whether {@code key} is one of a named entry's ({@code bucket.<name>.rate}), recording the name; fails on a
+     * bad name or a key the section lacks.
+     */
+    private boolean named(String key, PolicyKeys.Section<?> section, String start, Set<String> names,
+                          Function<String, ?> check) {
+        if (!key.startsWith(start)) {
+            return false;
+        }
+        int dot = key.indexOf('.', start.length());
+        String name = dot < 0 ? key.substring(start.length()) : key.substring(start.length(), dot);
+        String rest = dot < 0 ? "" : key.substring(dot + 1);
+        try {
+            check.apply(name);
+        } catch (IllegalArgumentException e) {
+            throw error(key, raw.get(key), e.getMessage());
+        }
+        if (section.find(rest) == null) {
+            throw unknownKey(key, section.names(name), "its keys are " + section.suffixes());
+        }
+        names.add(name);
+        return true;
+    }
+
+    /** Whether {@code key} is of a section without names ({@code buckets.law}); fails on a key it lacks. */
+    private boolean inSection(String key, PolicyKeys.Section<?> section) {
+        if (!key.startsWith(section.prefix())) {
+            return false;
+        }
+        if (section.find(key.substring(section.prefix().length())) == null) {
+            throw unknownKey(key, section.names(null), "its keys are " + section.suffixes());
+        }
+        return true;
     }
 
     /** Fails on a key that is not in the key table; records rule numbers. */

@@ -82,6 +82,10 @@ public final class QosPolicy {
     private final int rejectStatus;
     private final Duration retryAfter;
     private final ControlPolicy control;
+    private final List<BucketPolicy> buckets;
+    private final BucketControl bucketControl;
+    private final List<VirtualServerPolicy> virtualServers;
+    private final VirtualServerPlan virtualServerPlan;
 
     private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control) {
         this.classes = List.copyOf(resolved);
@@ -113,6 +117,10 @@ public final class QosPolicy {
         this.rejectStatus = b.rejectStatus;
         this.retryAfter = b.retryAfter;
         this.control = control;
+        this.buckets = List.copyOf(b.buckets);
+        this.bucketControl = b.bucketControl;
+        this.virtualServers = List.copyOf(b.virtualServers);
+        this.virtualServerPlan = b.virtualServerPlan;
     }
 
     /** The ceiling of {@code max-executing} when the policy gives none: Tomcat's and Jetty's default thread pools. */
@@ -156,6 +164,10 @@ public final class QosPolicy {
         b.rejectStatus = rejectStatus;
         b.retryAfter = retryAfter;
         b.control = givenControl;
+        b.buckets.addAll(buckets);
+        b.bucketControl = bucketControl;
+        b.virtualServers.addAll(virtualServers);
+        b.virtualServerPlan = virtualServerPlan;
         return b;
     }
 
@@ -307,6 +319,26 @@ public final class QosPolicy {
         return control;
     }
 
+    /** The token-bucket rules ({@code bucket.<name>.*}), in the order of their names; empty when none. */
+    public List<BucketPolicy> buckets() {
+        return buckets;
+    }
+
+    /** How the bucket law adapts the buckets' rates ({@code buckets.*}). */
+    public BucketControl bucketControl() {
+        return bucketControl;
+    }
+
+    /** The virtual servers ({@code vhost.<name>.*}), in the order of their names; empty when none. */
+    public List<VirtualServerPolicy> virtualServers() {
+        return virtualServers;
+    }
+
+    /** The virtual servers' capacity plan ({@code vhosts.*}). */
+    public VirtualServerPlan virtualServerPlan() {
+        return virtualServerPlan;
+    }
+
     /** Equal when every setting is (secrets included). */
     @Override
     public boolean equals(Object o) {
@@ -323,7 +355,8 @@ public final class QosPolicy {
         return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules,
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
-                higherQueuedTrigger, rejectStatus, retryAfter, control);
+                higherQueuedTrigger, rejectStatus, retryAfter, control, buckets, bucketControl, virtualServers,
+                virtualServerPlan);
     }
 
     @Override
@@ -343,6 +376,10 @@ public final class QosPolicy {
         private Scheduling scheduling = Scheduling.STRICT_PRIORITY;
         private int maxExecuting = ClassPolicy.UNSET;
         private boolean borrowing = true;
+        private final List<BucketPolicy> buckets = new ArrayList<>();
+        private BucketControl bucketControl = BucketControl.DEFAULTS;
+        private final List<VirtualServerPolicy> virtualServers = new ArrayList<>();
+        private VirtualServerPlan virtualServerPlan = VirtualServerPlan.DEFAULTS;
         private final List<Rule> rules = new ArrayList<>();
         private String tierCookieName = "QOSTIER";
         private String secret;
@@ -486,10 +523,86 @@ public final class QosPolicy {
             return this;
         }
 
+        /** Adds a token-bucket rule ({@code bucket.<name>.*}). */
+        public Builder addBucket(BucketPolicy b) {
+            buckets.add(b);
+            return this;
+        }
+
+        /** How the bucket law adapts the rates; default {@link BucketControl#DEFAULTS}. */
+        public Builder bucketControl(BucketControl c) {
+            this.bucketControl = c;
+            return this;
+        }
+
+        /** Adds a virtual server ({@code vhost.<name>.*}). */
+        public Builder addVirtualServer(VirtualServerPolicy v) {
+            virtualServers.add(v);
+            return this;
+        }
+
+        /** The virtual servers' capacity plan: a, b and the bound ({@code vhosts.*}). */
+        public Builder virtualServerPlan(VirtualServerPlan p) {
+            this.virtualServerPlan = p;
+            return this;
+        }
+
         /** The controller's settings; default {@link ControlPolicy#DEFAULTS} (off). */
         public Builder control(ControlPolicy c) {
             this.control = c;
             return this;
+        }
+
+        private void checkBuckets() {
+            ClassPolicy.check(bucketControl != null, "buckets.law", "null", "required");
+            bucketControl.check();
+            Set<String> seen = new HashSet<>();
+            for (BucketPolicy b : buckets) {
+                ClassPolicy.check(seen.add(b.name()), "bucket." + b.name(), b.name(), "bucket given twice");
+                b.check();
+            }
+        }
+
+        /**
+         * Paper 000's capacity planning: the virtual servers' planned utilizations {@code a Rmax + b Wmax} must sum
+         * to at most {@code vhosts.utilization-bound}; the message names every virtual server and its hosts.
+         */
+        private void checkVirtualServers() {
+            if (virtualServers.isEmpty()) {
+                return;
+            }
+            VirtualServerPlan p = virtualServerPlan;
+            ClassPolicy.check(p != null, "vhosts.request-cost", "null", "required");
+            if (!(p.requestCost() >= 0) || p.requestCost() > 1) {
+                throw new PolicyException("vhosts.request-cost", Double.isNaN(p.requestCost()) ? "(unset)"
+                        : String.valueOf(p.requestCost()), "required with virtual servers: the share of the "
+                        + "bottleneck one request per second takes, 0..1 (a of paper 000's U = aR + bW)");
+            }
+            if (!(p.byteCost() >= 0) || p.byteCost() > 1) {
+                throw new PolicyException("vhosts.byte-cost", Double.isNaN(p.byteCost()) ? "(unset)"
+                        : String.valueOf(p.byteCost()), "required with virtual servers: the share of the "
+                        + "bottleneck one response byte per second takes, 0..1 (b of paper 000's U = aR + bW)");
+            }
+            ClassPolicy.check(p.bound() > 0 && p.bound() < 1, "vhosts.utilization-bound", p.bound(),
+                    "must be more than 0 and less than 1");
+            Set<String> seen = new HashSet<>();
+            double sum = 0;
+            List<String> plans = new ArrayList<>();
+            for (VirtualServerPolicy v : virtualServers) {
+                ClassPolicy.check(seen.add(v.name()), "vhost." + v.name(), v.name(), "virtual server given twice");
+                v.check();
+                double u = v.plannedUtilization(p);
+                sum += u;
+                plans.add(v.name() + " (" + String.join(", ", v.hosts()) + ") " + String.format(java.util.Locale.ROOT,
+                        "%.3f", u));
+            }
+            if (sum > p.bound()) {
+                throw new PolicyException("vhosts.utilization-bound", String.valueOf(p.bound()), String.format(
+                        java.util.Locale.ROOT, "capacity planning: the virtual servers plan a utilization of %.3f "
+                        + "(a Rmax + b Wmax with a = %s, b = %s): %s; lower their vhost.<name>.rmax or .wmax, or "
+                        + "raise the bound (below 1, for throughput guarantees only)", sum, p.requestCost(),
+                        p.byteCost(), String.join(", ", plans)));
+            }
         }
 
         /**
@@ -543,6 +656,8 @@ public final class QosPolicy {
             if (defaultClass != null && !names.contains(defaultClass)) {
                 throw new PolicyException("default-class", defaultClass, "no such class; classes are " + names);
             }
+            checkBuckets();
+            checkVirtualServers();
             boolean tierRule = false;
             for (int i = 0; i < rules.size(); i++) {
                 Rule r = rules.get(i);

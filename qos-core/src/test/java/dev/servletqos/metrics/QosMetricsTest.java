@@ -60,4 +60,32 @@ class QosMetricsTest {
         metrics.close();
         assertNull(registry.find("qos.requests").meter(), "close() removes what bindTo registered");
     }
+
+    @Test
+    void theMetersShowEachBucketAndVirtualServer() {
+        QosPolicy policy = QosPolicy.builder().maxExecuting(4).addClass(ClassPolicy.named("basic"))
+                .addBucket(dev.servletqos.policy.BucketPolicy.onPaths("search", 2, 1, 1, "/search/*"))
+                .addVirtualServer(dev.servletqos.policy.VirtualServerPolicy.of("a", 1, 1000, "a.example"))
+                .virtualServerPlan(new dev.servletqos.policy.VirtualServerPlan(0.1, 0, 0.58)).build();
+        QosEngine engine = QosEngine.create(policy);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        QosMetrics metrics = new QosMetrics(engine);
+        metrics.bindTo(registry);
+        engine.enter(TestRequest.get("/search/a")).complete();
+        assertEquals(Ticket.State.REJECTED, engine.enter(TestRequest.get("/search/b")).state());
+        engine.enter(TestRequest.get("/").host("a.example")).complete(300);
+        engine.enter(TestRequest.get("/").host("a.example")).complete();
+
+        assertEquals(1, registry.get("qos.bucket.requests").tags("bucket", "search", "outcome", "admitted")
+                .functionCounter().count());
+        assertEquals(1, registry.get("qos.bucket.requests").tags("bucket", "search", "outcome", "refused")
+                .functionCounter().count());
+        assertEquals(2, registry.get("qos.bucket.rate").tags("bucket", "search").gauge().value());
+        assertEquals(1, registry.get("qos.vhost.requests").tags("vhost", "a", "guarantee", "within")
+                .functionCounter().count());
+        assertEquals(1, registry.get("qos.vhost.requests").tags("vhost", "a", "guarantee", "beyond")
+                .functionCounter().count(), "a's guarantee is 1/s with a depth of 1");
+        assertEquals(300, registry.get("qos.vhost.guaranteed.bytes").tags("vhost", "a").functionCounter().count());
+        metrics.close();
+    }
 }

@@ -165,7 +165,7 @@ final class Run implements SimEngine.Waits {
         long now = loop.now();
         call.entered = now;
         recorder.arrival(c.index);
-        int decision = engine.enter(call, c.load.header(), v.cookie, c.profile.path(step),
+        int decision = engine.enter(call, c.load.header(), v.cookie, c.profile.path(step), c.load.host(),
                 loop.clock().nanoTime());
         if (call.setCookie != null) {
             v.cookie = call.setCookie;

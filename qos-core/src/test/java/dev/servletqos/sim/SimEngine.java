@@ -109,10 +109,10 @@ public final class SimEngine {
      * Presents one request; returns {@link #RUNNING}, {@link #PARKED} or {@link #REJECTED}. Sets the call's
      * ticket, the admission cookie the response would set (when there is one) and, when refused, why.
      */
-    int enter(Call call, String classHeader, String cookie, String path, long nowNanos) {
-        view.set(classHeader, cookie, path);
+    int enter(Call call, String classHeader, String cookie, String path, String host, long nowNanos) {
+        view.set(classHeader, cookie, path, host);
         Ticket t = engine.enter(view, nowNanos);
-        view.set(null, null, null);
+        view.set(null, null, null, null);
         call.ticket = t;
         String set = t.setCookieHeader();
         if (set != null) {
@@ -167,7 +167,7 @@ public final class SimEngine {
     private static EngineCounts counts(ClassStats s) {
         return new EngineCounts(s.entered(), s.completed(), s.rejected(), s.expired(), s.cancelled(), s.executing(),
                 s.queued(), s.grants(), s.waitNanos(), s.sessionsAdmitted(), s.sessionsRefusedQueued()
-                + s.sessionsRefusedRate(), s.reconciles());
+                + s.sessionsRefusedRate() + s.sessionsRefusedLevel(), s.reconciles());
     }
 
     private static Refusal refusal(Rejection r) {
@@ -179,8 +179,12 @@ public final class SimEngine {
                 return Refusal.SESSION_QUEUED;
             case SESSION_RATE:
                 return Refusal.SESSION_RATE;
+            case SESSION_LEVEL:
+                return Refusal.SESSION_LEVEL;
             case QUEUE_FULL:
                 return Refusal.QUEUE_FULL;
+            case BUCKET:
+                return Refusal.BUCKET;
             default:
                 return Refusal.OTHER;
         }
@@ -225,11 +229,13 @@ public final class SimEngine {
         private String classHeader;
         private String cookie;
         private String path;
+        private String host;
 
-        void set(String classHeader, String cookie, String path) {
+        void set(String classHeader, String cookie, String path, String host) {
             this.classHeader = classHeader;
             this.cookie = cookie;
             this.path = path;
+            this.host = host;
         }
 
         @Override
@@ -239,7 +245,7 @@ public final class SimEngine {
 
         @Override
         public String host() {
-            return "localhost";
+            return host;
         }
 
         @Override
