@@ -3,6 +3,7 @@ package dev.servletqos;
 import dev.servletqos.control.ControlLaw;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ContentTrees;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
@@ -47,6 +48,7 @@ public final class QosEngine {
     private final String sessionCookieName;
     private final ControlLoop control;
     private final Routes routes = new Routes();
+    private final ContentTrees contentTrees;
 
     /** Guarded by {@code this}: the expiry sweep while started. */
     private Periodic.Cancellable sweep;
@@ -62,6 +64,7 @@ public final class QosEngine {
         this.scheduler = new Scheduler(policy, initialSettings(policy), clock);
         this.classifier = new Classifier(policy, tierCookies);
         this.control = new ControlLoop(this);
+        this.contentTrees = policy.contentTrees();
     }
 
     /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */
@@ -152,6 +155,18 @@ public final class QosEngine {
         z = (z ^ (z >>> 32)) * 0xD6E8FEB86659FD93L;
         z ^= z >>> 32;
         return (z >>> 11) * 0x1.0p-53;
+    }
+
+    /**
+     * Where the static content of a request is served from at its content level ({@code content.*}, see
+     * {@link ContentTrees}): the path under the level's prefix, or null to serve
+     * {@code path} as it is. Allocates only a rewritten path.
+     *
+     * @param ticket the request's ticket, as {@link #enter} returned it
+     * @param path   the request's path within the application, decoded and normalised by the container
+     */
+    public String contentPath(Ticket ticket, String path) {
+        return contentTrees.rewrite(path, ticket.level, ticket.levels());
     }
 
     /** Expires parked requests past their maximum wait (their listeners are told); returns how many. */

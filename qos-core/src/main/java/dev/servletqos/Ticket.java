@@ -120,6 +120,11 @@ public final class Ticket {
         return level;
     }
 
+    /** The number of content levels of this request's class ({@code class.<name>.levels}): the level of full content. */
+    public int levels() {
+        return scheduler.levels(classIndex);
+    }
+
     /**
      * The answer to send for a {@link State#REJECTED} ticket (its refusal), or for an {@link State#EXPIRED}
      * or {@link State#CANCELLED} one (503, could not be served in time); null while the ticket is parked,
