@@ -162,11 +162,16 @@ public final class QosEngine {
      * {@link ContentTrees}): the path under the level's prefix, or null to serve
      * {@code path} as it is. Allocates only a rewritten path.
      *
-     * @param ticket the request's ticket, as {@link #enter} returned it
-     * @param path   the request's path within the application, decoded and normalised by the container
+     * @param ticket  the request's ticket, as {@link #enter} returned it
+     * @param request the request: its path within the application, decoded and normalised by the container, is
+     *                read only for a request below full content while content trees are configured
      */
-    public String contentPath(Ticket ticket, String path) {
-        return contentTrees.rewrite(path, ticket.level, ticket.levels());
+    public String contentPath(Ticket ticket, RequestView request) {
+        int levels = ticket.levels();
+        if (ticket.level >= levels || contentTrees.isEmpty()) {
+            return null;
+        }
+        return contentTrees.rewrite(request.path(), ticket.level, levels);
     }
 
     /** Expires parked requests past their maximum wait (their listeners are told); returns how many. */

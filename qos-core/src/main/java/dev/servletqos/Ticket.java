@@ -120,7 +120,7 @@ public final class Ticket {
         return level;
     }
 
-    /** The number of content levels of this request's class ({@code class.<name>.levels}): the level of full content. */
+    /** The number of content levels of this request's class ({@code class.<name>.levels}): full content's level. */
     public int levels() {
         return scheduler.levels(classIndex);
     }

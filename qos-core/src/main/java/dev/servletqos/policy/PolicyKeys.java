@@ -246,7 +246,8 @@ final class PolicyKeys {
     /** Keys {@code content.<level>.*}, applied to a {@link ContentTrees.Tree} of that level. */
     static final Section<ContentTrees.Tree> CONTENT = new Section<>("content.<level>.", List.of(
             new Key<>("prefix", STRING, NONE, "a path such as /degraded; level 1.."
-                    + (ClassPolicy.Content.MAX_LEVELS - 1), "", "Where the content.paths are served from at this content level.",
+                    + (ClassPolicy.Content.MAX_LEVELS - 1), "",
+                    "Where the content.paths are served from at this content level.",
                     (ContentTrees.Tree t, String prefix) -> new ContentTrees.Tree(t.level(), prefix))));
 
     /** Every section, in the order the parser applies them. */

@@ -57,7 +57,8 @@ class ContentTreesTest {
         fails(CLASSES + "content.paths = /img/\ncontent.1.prefix = degraded\n",
                 "content.1.prefix = degraded: must be a path such as /degraded: starting with '/', not ending with it");
         fails(CLASSES + "content.paths = /img/\ncontent.1.prefix = /degraded/\n",
-                "content.1.prefix = /degraded/: must be a path such as /degraded: starting with '/', not ending with it");
+                "content.1.prefix = /degraded/: must be a path such as /degraded: starting with '/', not ending "
+                        + "with it");
         fails(CLASSES + "content.paths = /img/\ncontent.1.prefix = /a/../WEB-INF\n",
                 "content.1.prefix = /a/../WEB-INF: must not have an empty, '.' or '..' segment");
         fails(CLASSES + "content.paths = /img/\ncontent.1.prefix = /a?b\n",
