@@ -23,10 +23,10 @@ import dev.servletqos.policy.QosPolicy;
  *       against max-executing: a reserve is never lent.</li>
  * </ul>
  * And in every snapshot: the counters reconcile per class (and the completed requests by content level add up
- * to the completed ones, none at level 0; the level is within 0..levels); the totals are the sums of the classes'; borrowed
- * permits are {@code max(0, executing - budget)}; nothing waits while it could start (without borrowing: a class
- * with waiting requests is at its budget, or the total is reached, or a reserve blocks it; with borrowing: no
- * permit is idle while requests wait, unless a reserve keeps it).
+ * to the completed ones, none at level 0; the level is within 0..levels); the totals are the sums of the
+ * classes'; borrowed permits are {@code max(0, executing - budget)}; nothing waits while it could start (without
+ * borrowing: a class with waiting requests is at its budget, or the total is reached, or a reserve blocks it;
+ * with borrowing: no permit is idle while requests wait, unless a reserve keeps it).
  *
  * <p>Thread-safe: the concurrent test reports settings from several threads.
  */
