@@ -135,6 +135,22 @@ class ContentLevelsTest {
     }
 
     @Test
+    void anotherNodeServesASessionAtTheSameLevel() {
+        QosEngine a = engine(2);
+        QosEngine b = engine(2);
+        setLevel(a, 1.5);
+        setLevel(b, 1.5);
+        int[] levels = new int[3];
+        for (int i = 0; i < 100; i++) {
+            Ticket first = fresh(a);
+            levels[first.level()]++;
+            assertEquals(first.level(), again(b, cookieValue(first.setCookieHeader())).level(),
+                    "the node behind the load balancer that did not admit the session");
+        }
+        assertTrue(levels[1] > 0 && levels[2] > 0, "both levels were served: " + java.util.Arrays.toString(levels));
+    }
+
+    @Test
     void levelZeroRefusesNewSessionsAndServesAdmittedOnesAtLevelOne() {
         QosEngine engine = engine(2);
         String admitted = cookieValue(fresh(engine).setCookieHeader());
