@@ -105,7 +105,8 @@ class ContentLevelsTest {
         for (int round = 0; round < 5; round++) {
             clock.advance(Duration.ofSeconds(7));
             for (int i = 0; i < sessions.size(); i++) {
-                assertEquals(levels.get(i), again(engine, sessions.get(i)).level(), "session " + i + ", round " + round);
+                assertEquals(levels.get(i), again(engine, sessions.get(i)).level(),
+                        "session " + i + ", round " + round);
             }
         }
         // a renewed admission cookie carries the same session: the same level
@@ -130,7 +131,8 @@ class ContentLevelsTest {
         assertTrue(down > 0, "some sessions were moved down to level 1");
         setLevel(engine, 1.8);
         for (int i = 0; i < sessions.size(); i++) {
-            assertTrue(again(engine, sessions.get(i)).level() >= levels.get(i), "session " + i + " went down as m rose");
+            assertTrue(again(engine, sessions.get(i)).level() >= levels.get(i),
+                    "session " + i + " went down as m rose");
         }
     }
 
