@@ -25,8 +25,8 @@ import java.util.function.UnaryOperator;
  *
  * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, content levels,
  * the controller's mode and gains) are one immutable {@link Settings} value, replaced whole through
- * {@link #apply}: by the policy at start, by an operator (the setters, JMX) or by the feedback controller. {@link #snapshot()} says
- * which settings are in force and who set them last.
+ * {@link #apply}: by the policy at start, by an operator (the setters, JMX) or by the feedback controller.
+ * {@link #snapshot()} says which settings are in force and who set them last.
  *
  * <p>Thread-safe. The engine starts no thread: {@link #start(Periodic)} hands it the container's scheduler,
  * on which it runs its periodic work, the expiry sweep (every {@value #SWEEP_MILLIS} ms, so that requests
