@@ -3,6 +3,7 @@ package dev.servletqos;
 import dev.servletqos.control.ControlLaw;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ContentTrees;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
@@ -23,9 +24,9 @@ import java.util.function.UnaryOperator;
  * admission.
  *
  * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, content levels,
- * the controller's mode and gains) are one immutable {@link Settings} value, replaced whole through {@link #apply}: by the
- * policy at start, by an operator (the setters, JMX) or by the feedback controller. {@link #snapshot()} says
- * which settings are in force and who set them last.
+ * the controller's mode and gains) are one immutable {@link Settings} value, replaced whole through
+ * {@link #apply}: by the policy at start, by an operator (the setters, JMX) or by the feedback controller.
+ * {@link #snapshot()} says which settings are in force and who set them last.
  *
  * <p>Thread-safe. The engine starts no thread: {@link #start(Periodic)} hands it the container's scheduler,
  * on which it runs its periodic work, the expiry sweep (every {@value #SWEEP_MILLIS} ms, so that requests
@@ -49,6 +50,7 @@ public final class QosEngine {
     private final Routes routes = new Routes();
     private final RequestBuckets buckets;
     private final VirtualServers hosts;
+    private final ContentTrees contentTrees;
 
     /** Guarded by {@code this}: the expiry sweep while started. */
     private Periodic.Cancellable sweep;
@@ -66,6 +68,7 @@ public final class QosEngine {
         this.control = new ControlLoop(this);
         this.buckets = scheduler.buckets;
         this.hosts = scheduler.hosts;
+        this.contentTrees = policy.contentTrees();
     }
 
     /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */
@@ -165,6 +168,23 @@ public final class QosEngine {
         z = (z ^ (z >>> 32)) * 0xD6E8FEB86659FD93L;
         z ^= z >>> 32;
         return (z >>> 11) * 0x1.0p-53;
+    }
+
+    /**
+     * Where the static content of a request is served from at its content level ({@code content.*}, see
+     * {@link ContentTrees}): the path under the level's prefix, or null to serve
+     * {@code path} as it is. Allocates only a rewritten path.
+     *
+     * @param ticket  the request's ticket, as {@link #enter} returned it
+     * @param request the request: its path within the application, decoded and normalised by the container, is
+     *                read only for a request below full content while content trees are configured
+     */
+    public String contentPath(Ticket ticket, RequestView request) {
+        int levels = ticket.levels();
+        if (ticket.level >= levels || contentTrees.isEmpty()) {
+            return null;
+        }
+        return contentTrees.rewrite(request.path(), ticket.level, levels);
     }
 
     /** Expires parked requests past their maximum wait (their listeners are told); returns how many. */

@@ -178,6 +178,10 @@ final class Scheduler {
         return rejections.expired();
     }
 
+    int levels(int index) {
+        return lanes[index].levels;
+    }
+
     long maxWaitNanos(int index) {
         return lanes[index].maxWaitNanos;
     }

@@ -8,9 +8,9 @@ import java.util.Objects;
 
 /**
  * The settings the engine acts on now: the total concurrency, each class's budget, minimum budget, session
- * rate, delay target and content level, and the controller's mode, period and gains. One immutable value that the engine
- * replaces whole ({@link QosEngine#apply(Settings, Settings.Source)}), clamped there in one place, so that
- * the request path always reads one consistent set. The snapshot says which settings are in force and who
+ * rate, delay target and content level, and the controller's mode, period and gains. One immutable value that
+ * the engine replaces whole ({@link QosEngine#apply(Settings, Settings.Source)}), clamped there in one place, so
+ * that the request path always reads one consistent set. The snapshot says which settings are in force and who
  * set them last.
  *
  * <p>Build a changed copy with the {@code with} methods; they do not validate (the engine does when the

@@ -105,7 +105,8 @@ class ContentLevelsTest {
         for (int round = 0; round < 5; round++) {
             clock.advance(Duration.ofSeconds(7));
             for (int i = 0; i < sessions.size(); i++) {
-                assertEquals(levels.get(i), again(engine, sessions.get(i)).level(), "session " + i + ", round " + round);
+                assertEquals(levels.get(i), again(engine, sessions.get(i)).level(),
+                        "session " + i + ", round " + round);
             }
         }
         // a renewed admission cookie carries the same session: the same level
@@ -130,8 +131,25 @@ class ContentLevelsTest {
         assertTrue(down > 0, "some sessions were moved down to level 1");
         setLevel(engine, 1.8);
         for (int i = 0; i < sessions.size(); i++) {
-            assertTrue(again(engine, sessions.get(i)).level() >= levels.get(i), "session " + i + " went down as m rose");
+            assertTrue(again(engine, sessions.get(i)).level() >= levels.get(i),
+                    "session " + i + " went down as m rose");
         }
+    }
+
+    @Test
+    void anotherNodeServesASessionAtTheSameLevel() {
+        QosEngine a = engine(2);
+        QosEngine b = engine(2);
+        setLevel(a, 1.5);
+        setLevel(b, 1.5);
+        int[] levels = new int[3];
+        for (int i = 0; i < 100; i++) {
+            Ticket first = fresh(a);
+            levels[first.level()]++;
+            assertEquals(first.level(), again(b, cookieValue(first.setCookieHeader())).level(),
+                    "the node behind the load balancer that did not admit the session");
+        }
+        assertTrue(levels[1] > 0 && levels[2] > 0, "both levels were served: " + java.util.Arrays.toString(levels));
     }
 
     @Test

@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * away) and expire them as a container would, advance a shared fake clock and run the engine's expiry sweep
  * ({@link QosEngine#expireOverdue(long)}), and change the settings through the engine's seam
  * ({@link QosEngine#setBudget}, {@link QosEngine#setMaxExecuting}, {@link QosEngine#apply} as the controller,
- * {@link QosEngine#update}), all at once. It proves, for every scheduling policy:
+ * also the content levels of the two lower classes, {@link QosEngine#update}), all at once. It proves, for every
+ * scheduling policy:
  * <ul>
  *   <li>at sampled points (a snapshot, taken under the engine's lock while the other threads go on) and after the
  *       run, DESIGN.md's invariants as {@link Invariants} checks them: the counters reconcile, executing never
@@ -41,6 +42,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *       unless the test itself took the request out of its queue ({@link Ticket#cancel()},
  *       {@link Ticket#expire()} returning true), and then never;</li>
  *   <li>the engine's counters per class and outcome equal the outcomes the threads saw, one per request;</li>
+ *   <li>every request's content level is within its class's levels, 0 exactly for the new sessions refused for
+ *       it, never for an admitted session;</li>
  *   <li>once the load stops and the running requests complete, executing = queued = 0.</li>
  * </ul>
  * A check that fails on another thread is collected and fails the test (a listener's failure would otherwise be
@@ -157,7 +160,7 @@ class EngineStressTest {
                 b.addClass(ClassPolicy.named(CLASSES[k]).withBudget(3 - k / 2).withReserve(reserves[k])
                         .withMinBudget(k == 0 ? 1 : 0).withWeight(3 - k).withMaxQueue(20)
                         .withMaxWait(Duration.ofMillis(100 + 100 * k)).withDelayTarget(Duration.ofMillis(50 + 50 * k))
-                        .withSessionRate(k == 2 ? 2_000 : 0));
+                        .withSessionRate(k == 2 ? 2_000 : 0).withLevels(k + 1));
                 b.addRule(Rule.header(CLASSES[k], "X-Tier", CLASSES[k]));
             }
             policy = b.build();
@@ -283,6 +286,14 @@ class EngineStressTest {
             Ticket t = engine.enter(r, clock.nanoTime());
             int c = policy.classIndex(t.serviceClass());
             entered[c].increment();
+            if (t.level() < 0 || t.level() > t.levels()
+                    || (t.level() == 0) != (t.state() == State.REJECTED
+                            && t.rejection().reason() == Rejection.Reason.SESSION_LEVEL)) {
+                fail(t + ": level " + t.level() + " of " + t.levels());
+            }
+            if (cookie != null && t.level() == 0) {
+                fail(t + ": an admitted session at level 0"); // every cookie in the slots is valid here
+            }
             if (t.setCookieHeader() != null) {
                 cookies.set(random.nextInt(COOKIE_SLOTS), cookieValue(t.setCookieHeader()));
             }
@@ -347,8 +358,13 @@ class EngineStressTest {
                         engine.setMaxExecuting(m);
                         invariants.maxInForce(m);
                     }
-                    case 2 -> invariants.applied(engine.apply(engine.settings().withBudgets(budgets(random)),
-                            Settings.Source.CONTROLLER));
+                    case 2 -> {
+                        // and the content level of a class with levels, as the controller would (0 refuses)
+                        int c = 1 + random.nextInt(CLASSES.length - 1);
+                        double m = random.nextInt(5) == 0 ? 0 : random.nextDouble() * (c + 1.5);
+                        invariants.applied(engine.apply(engine.settings().withBudgets(budgets(random)).withClass(c,
+                                engine.settings().get(c).withLevel(m)), Settings.Source.CONTROLLER));
+                    }
                     default -> {
                         int[] budgets = budgets(random);
                         int m = 1 + random.nextInt(MAX + 2);

@@ -27,7 +27,7 @@ import java.util.function.ToDoubleFunction;
  * <ul>
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
- *   <li>{@code qos.rejections} (counter; {@code reason} = session-queued, session-rate, queue-full)</li>
+ *   <li>{@code qos.rejections} (counter; {@code reason} = session-queued, session-rate, session-level, queue-full)</li>
  *   <li>{@code qos.sessions} (counter; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
@@ -45,6 +45,9 @@ import java.util.function.ToDoubleFunction;
  *       {@code qos.control.periods} and {@code qos.control.failures} (counters, no class)</li>
  *   <li>{@code qos.executing}, {@code qos.queued}, {@code qos.budget}, {@code qos.borrowed} (gauges)</li>
  *   <li>{@code qos.session.rate} (gauge per class: new sessions a second the class admits, 0 = no limit)</li>
+ *   <li>{@code qos.content.level} (gauge per class: the live fractional content level m, 0..M),
+ *       {@code qos.content.levels} (gauge per class: M) and {@code qos.content.served} (counter; {@code level} =
+ *       1..M: completed requests served at that content level)</li>
  *   <li>{@code qos.max.executing}, {@code qos.max.executing.ceiling}, {@code qos.session.table.size} (gauges, no
  *       class)</li>
  *   <li>{@code qos.cookies} (counter; {@code cookie} = tier, session; {@code result} = valid, missing,
@@ -145,12 +148,14 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     name, ClassStats::sessionsRefusedQueued);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-rate"),
                     name, ClassStats::sessionsRefusedRate);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-level"),
+                    name, ClassStats::sessionsRefusedLevel);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "queue-full"),
                     name, ClassStats::queueFull);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
                     ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
-                    c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate());
+                    c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate() + c2.sessionsRefusedLevel());
             meters.add(FunctionTimer.builder("qos.wait", this,
                             m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
                             TimeUnit.NANOSECONDS)
@@ -191,6 +196,18 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     .description("New sessions admitted per second at most (0: no limit); the admission law's "
                             + "output with control.admission = auto").baseUnit("sessions").tags(tags)
                     .register(registry));
+            meters.add(Gauge.builder("qos.content.level", this, m -> stat(m, name, ClassStats::level))
+                    .description("The class's content level m, 0..M: a fraction m - floor(m) of the sessions is "
+                            + "served at floor(m) + 1, the rest at floor(m); 0 refuses new sessions").tags(tags)
+                    .register(registry));
+            meters.add(Gauge.builder("qos.content.levels", this, m -> stat(m, name, ClassStats::levels))
+                    .description("The class's content levels M: the level of full content").tags(tags)
+                    .register(registry));
+            for (int level = 1; level <= c.levels(); level++) {
+                int l = level;
+                counter("qos.content.served", "Completed requests by the content level they were served at",
+                        tags.and("level", Integer.toString(level)), name, c2 -> c2.completedAtLevel(l));
+            }
         }
         meters.add(Gauge.builder("qos.max.executing", this, m -> m.snapshot().maxExecuting())
                 .description("Requests executing at once over all classes, at most").tags(extraTags)

@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * The settings of one service class, grouped by what they govern: its {@link Capacity} (permits), its
- * {@link Queue}, its {@link Delay} target, its session {@link Admission} and its {@link Content} levels. Immutable; build with
- * {@link #named(String)} and the {@code with} methods, or through
+ * {@link Queue}, its {@link Delay} target, its session {@link Admission} and its {@link Content} levels.
+ * Immutable; build with {@link #named(String)} and the {@code with} methods, or through
  * {@link QosPolicy.Builder#addClass(ClassPolicy)}.
  *
  * <p>A setting left unset takes its default when the whole {@link QosPolicy} is built (some defaults depend on

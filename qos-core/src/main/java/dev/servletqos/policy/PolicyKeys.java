@@ -144,7 +144,10 @@ final class PolicyKeys {
                     "HTTP status of a refused new session.", QosPolicy.Builder::rejectStatus),
             global("admission.retry-after", DURATION, of("10s"), "0s..1d, rounded up to whole seconds", "",
                     "The Retry-After of every refusal; with control.admission = auto, the longest one the "
-                    + "engine computes.", QosPolicy.Builder::retryAfter)));
+                    + "engine computes.", QosPolicy.Builder::retryAfter),
+            global("content.paths", LIST, NONE, "path patterns, as a path rule's values", "",
+                    "Paths whose static content is served from a lighter tree below full content.",
+                    QosPolicy.Builder::contentPaths)));
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
@@ -296,8 +299,16 @@ final class PolicyKeys {
                     "Guaranteed response bytes per second, within the request rate.",
                     VirtualServerPolicy::withWmax)));
 
+    /** Keys {@code content.<level>.*}, applied to a {@link ContentTrees.Tree} of that level. */
+    static final Section<ContentTrees.Tree> CONTENT = new Section<>("content.<level>.", List.of(
+            new Key<>("prefix", STRING, NONE, "a path such as /degraded; level 1.."
+                    + (ClassPolicy.Content.MAX_LEVELS - 1), "",
+                    "Where the content.paths are served from at this content level.",
+                    (ContentTrees.Tree t, String prefix) -> new ContentTrees.Tree(t.level(), prefix))));
+
     /** Every section, in the order the parser applies them. */
-    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE, BUCKETS, BUCKET, VHOSTS, VHOST);
+    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE, CONTENT, BUCKETS, BUCKET, VHOSTS,
+            VHOST);
 
     private PolicyKeys() {
     }

@@ -52,6 +52,7 @@ public final class PolicyParser {
     private static final String UNSET = "(unset)";
 
     private static final Pattern RULE_NUMBER = Pattern.compile("[1-9][0-9]{0,8}");
+    private static final Pattern CONTENT_LEVEL = Pattern.compile("[1-9][0-9]?");
     private static final Pattern REFERENCE = Pattern.compile("\\$\\{(env|sys):([A-Za-z0-9_.\\-]+)}");
 
     /** Resolves {@code env:NAME} and {@code sys:NAME} against the real environment and system properties. */
@@ -217,6 +218,7 @@ public final class PolicyParser {
             }
         }
         TreeSet<Integer> ruleNumbers = new TreeSet<>();
+        TreeSet<Integer> contentLevels = new TreeSet<>();
         TreeSet<String> bucketNames = new TreeSet<>();
         TreeSet<String> vhostNames = new TreeSet<>();
         for (String key : raw.keySet()) {
@@ -225,13 +227,18 @@ public final class PolicyParser {
                     || inSection(key, PolicyKeys.BUCKETS) || inSection(key, PolicyKeys.VHOSTS)) {
                 continue;
             }
-            checkKey(key, classNames, ruleNumbers);
+            checkKey(key, classNames, ruleNumbers, contentLevels);
         }
 
         QosPolicy.Builder b = applyAll(PolicyKeys.GLOBAL, null, QosPolicy.builder());
         b.control(applyAll(PolicyKeys.CONTROL, null, ControlPolicy.DEFAULTS));
         for (String name : classNames) {
             b.replaceClass(applyAll(PolicyKeys.CLASS, name, ClassPolicy.named(name)));
+        }
+        for (int level : contentLevels) {
+            ContentTrees.Tree t = applyAll(PolicyKeys.CONTENT, Integer.toString(level), new ContentTrees.Tree(level,
+                    null));
+            b.contentPrefix(level, t.prefix());
         }
         b.bucketControl(applyAll(PolicyKeys.BUCKETS, null, BucketControl.DEFAULTS));
         for (String name : bucketNames) {
@@ -287,9 +294,24 @@ public final class PolicyParser {
         return true;
     }
 
-    /** Fails on a key that is not in the key table; records rule numbers. */
-    private void checkKey(String key, List<String> classNames, Set<Integer> ruleNumbers) {
+    /** Fails on a key that is not in the key table; records rule numbers and content levels. */
+    private void checkKey(String key, List<String> classNames, Set<Integer> ruleNumbers, Set<Integer> contentLevels) {
         if (PolicyKeys.GLOBAL.find(key) != null) {
+            return;
+        }
+        if (key.startsWith("content.")) {
+            int dot = key.indexOf('.', 8);
+            String level = dot < 0 ? key.substring(8) : key.substring(8, dot);
+            String rest = dot < 0 ? "" : key.substring(dot + 1);
+            if (!CONTENT_LEVEL.matcher(level).matches()) {
+                throw unknownKey(key, PolicyKeys.GLOBAL.names(null), "content keys are content.paths and "
+                        + "content.<level>.prefix with a level 1.." + (ClassPolicy.Content.MAX_LEVELS - 1));
+            }
+            if (PolicyKeys.CONTENT.find(rest) == null) {
+                throw unknownKey(key, PolicyKeys.CONTENT.names(level),
+                        "content level keys are " + PolicyKeys.CONTENT.suffixes());
+            }
+            contentLevels.add(Integer.parseInt(level));
             return;
         }
         String control = PolicyKeys.CONTROL.prefix();

@@ -4,13 +4,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * The whole configuration of one engine: service classes in priority order, scheduling, classification
- * rules, cookies, the session table, admission and the feedback controller ({@link #control()}). Immutable
+ * rules, cookies, the session table, admission, the feedback controller ({@link #control()}) and the content
+ * trees ({@link #contentTrees()}). Immutable
  * and thread-safe; changing settings at run time means building a new policy ({@link #toBuilder()}) or
  * calling the engine's setters. Read one from a properties file with {@link PolicyParser}; every key is
  * described in the key table ({@code PolicyKeys}) and documented in {@code docs/configuration.md}.
@@ -86,8 +91,13 @@ public final class QosPolicy {
     private final BucketControl bucketControl;
     private final List<VirtualServerPolicy> virtualServers;
     private final VirtualServerPlan virtualServerPlan;
+    private final ContentTrees contentTrees;
+    /** {@code content.*} as given, for {@link #toBuilder()}. */
+    private final List<String> givenContentPaths;
+    private final SortedMap<Integer, String> givenContentPrefixes;
 
-    private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control) {
+    private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control,
+                      ContentTrees contentTrees) {
         this.classes = List.copyOf(resolved);
         this.defaultClass = b.defaultClass != null ? b.defaultClass : resolved.get(resolved.size() - 1).name();
         this.scheduling = b.scheduling;
@@ -121,6 +131,9 @@ public final class QosPolicy {
         this.bucketControl = b.bucketControl;
         this.virtualServers = List.copyOf(b.virtualServers);
         this.virtualServerPlan = b.virtualServerPlan;
+        this.contentTrees = contentTrees;
+        this.givenContentPaths = b.contentPaths;
+        this.givenContentPrefixes = Collections.unmodifiableSortedMap(new TreeMap<>(b.contentPrefixes));
     }
 
     /** The ceiling of {@code max-executing} when the policy gives none: Tomcat's and Jetty's default thread pools. */
@@ -168,6 +181,8 @@ public final class QosPolicy {
         b.bucketControl = bucketControl;
         b.virtualServers.addAll(virtualServers);
         b.virtualServerPlan = virtualServerPlan;
+        b.contentPaths = givenContentPaths;
+        b.contentPrefixes.putAll(givenContentPrefixes);
         return b;
     }
 
@@ -339,6 +354,11 @@ public final class QosPolicy {
         return virtualServerPlan;
     }
 
+    /** Static content served from a lighter tree per content level ({@code content.*}); default: none. */
+    public ContentTrees contentTrees() {
+        return contentTrees;
+    }
+
     /** Equal when every setting is (secrets included). */
     @Override
     public boolean equals(Object o) {
@@ -356,14 +376,14 @@ public final class QosPolicy {
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
                 higherQueuedTrigger, rejectStatus, retryAfter, control, buckets, bucketControl, virtualServers,
-                virtualServerPlan);
+                virtualServerPlan, contentTrees);
     }
 
     @Override
     public String toString() {
         return "QosPolicy{classes=" + classes + ", default=" + defaultClass + ", scheduling=" + scheduling.key()
                 + ", maxExecuting=" + maxExecuting + ", ceiling=" + maxExecutingCeiling + ", borrowing=" + borrowing + ", rules=" + rules
-                + ", control=" + control + "}";
+                + ", control=" + control + (contentTrees.isEmpty() ? "" : ", content=" + contentTrees) + "}";
     }
 
     /**
@@ -396,6 +416,8 @@ public final class QosPolicy {
         private int rejectStatus = 503;
         private Duration retryAfter = Duration.ofSeconds(10);
         private ControlPolicy control = ControlPolicy.DEFAULTS;
+        private List<String> contentPaths = List.of();
+        private final SortedMap<Integer, String> contentPrefixes = new TreeMap<>();
 
         private Builder() {
         }
@@ -606,6 +628,28 @@ public final class QosPolicy {
         }
 
         /**
+         * {@code content.paths}: the paths (patterns as a path rule's values) whose static content has a lighter
+         * tree per content level; default none. See {@link ContentTrees}.
+         */
+        public Builder contentPaths(List<String> patterns) {
+            this.contentPaths = List.copyOf(patterns);
+            return this;
+        }
+
+        /**
+         * {@code content.<level>.prefix}: where the content of {@code content.paths} is served from at this level
+         * (below a class's full content), e.g. {@code /degraded}; null removes it. See {@link ContentTrees}.
+         */
+        public Builder contentPrefix(int level, String prefix) {
+            if (prefix == null) {
+                contentPrefixes.remove(level);
+            } else {
+                contentPrefixes.put(level, prefix);
+            }
+            return this;
+        }
+
+        /**
          * Checks every setting and builds the policy.
          *
          * @throws PolicyException naming the key, value and reason of the first problem found
@@ -714,7 +758,19 @@ public final class QosPolicy {
             ClassPolicy.check(retryAfter != null && !retryAfter.isNegative() && retryAfter.getSeconds() <= 86_400,
                     "admission.retry-after", retryAfter, "must be 0s..1d");
             resolvedControl.check(classes.size());
-            return new QosPolicy(this, resolved, start, ceiling, resolvedControl);
+            int maxLevels = 1;
+            for (ClassPolicy c : resolved) {
+                maxLevels = Math.max(maxLevels, c.content().levels());
+            }
+            String[] prefixes = new String[ClassPolicy.Content.MAX_LEVELS];
+            for (Map.Entry<Integer, String> e : contentPrefixes.entrySet()) {
+                int level = e.getKey();
+                ClassPolicy.check(level >= 1 && level < prefixes.length, "content." + level + ".prefix", e.getValue(),
+                        "the level must be 1.." + (prefixes.length - 1) + " (below the full content of a class)");
+                prefixes[level] = e.getValue();
+            }
+            ContentTrees trees = ContentTrees.of(contentPaths, prefixes, maxLevels);
+            return new QosPolicy(this, resolved, start, ceiling, resolvedControl, trees);
         }
 
         /** The length in bytes, never the value: {@code tier-cookie.secret = (hidden, 14 bytes): ...}. */

@@ -11,6 +11,7 @@ import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.Rule;
 import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -87,5 +88,42 @@ class QosMetricsTest {
                 .functionCounter().count(), "a's guarantee is 1/s with a depth of 1");
         assertEquals(300, registry.get("qos.vhost.guaranteed.bytes").tags("vhost", "a").functionCounter().count());
         metrics.close();
+    }
+
+    @Test
+    void theMetersShowEachClassesContentLevelAndTheRequestsServedPerLevel() {
+        QosPolicy policy = QosPolicy.builder().maxExecuting(10).secret("test-secret-0123456789abcdef")
+                .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic").withLevels(2))
+                .addRule(Rule.header("premium", "X-Tier", "premium")).build();
+        QosEngine engine = QosEngine.create(policy);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new QosMetrics(engine, Tags.empty(), 0).bindTo(registry);
+        assertEquals(2, registry.get("qos.content.level").tags("qos.class", "basic").gauge().value());
+        assertEquals(2, registry.get("qos.content.levels").tags("qos.class", "basic").gauge().value());
+        assertEquals(1, registry.get("qos.content.levels").tags("qos.class", "premium").gauge().value());
+
+        engine.enter(request(null)).complete();
+        engine.update(s -> s.withClass(1, s.get(1).withLevel(1.5)));
+        assertEquals(1.5, registry.get("qos.content.level").tags("qos.class", "basic").gauge().value());
+        int[] served = new int[3];
+        for (int i = 0; i < 200; i++) {
+            Ticket t = engine.enter(request(null));
+            served[t.level()]++;
+            t.complete();
+        }
+        engine.update(s -> s.withClass(1, s.get(1).withLevel(0)));
+        assertEquals(Ticket.State.REJECTED, engine.enter(request(null)).state());
+
+        assertEquals(served[1], count(registry, "qos.content.served", "level", "1"));
+        assertEquals(served[2] + 1, count(registry, "qos.content.served", "level", "2"), "and the one at full level");
+        assertEquals(1, count(registry, "qos.rejections", "reason", "session-level"));
+        assertEquals(1, count(registry, "qos.sessions", "outcome", "refused"));
+        assertNull(registry.find("qos.content.served").tags("qos.class", "basic", "level", "3").meter(),
+                "a counter per level the class has");
+        assertEquals(0, registry.get("qos.content.level").tags("qos.class", "basic").gauge().value());
+    }
+
+    private static double count(SimpleMeterRegistry registry, String meter, String tag, String value) {
+        return registry.get(meter).tags("qos.class", "basic", tag, value).functionCounter().count();
     }
 }
