@@ -15,10 +15,14 @@ import java.util.function.UnaryOperator;
  * and call {@link #enter}; the returned {@link Ticket} says whether to run the request now, park it, or refuse
  * it, and is told when a parked request may run.
  *
- * <p>For each request: (1) a request with a valid admission cookie belongs to an admitted session and keeps
- * its class; (2) otherwise the rules classify it and session admission decides (WebQoS triggers j and k, the
- * class's session rate), once per session; (3) the scheduler runs it, queues it, or refuses it when its
- * class's queue is full. An admitted session's later requests are never refused by admission.
+ * <p>For each request: (1) a request with a valid, unexpired admission cookie belongs to an admitted session and
+ * keeps its class; (2) otherwise its credentials (tier cookie, ip rules, rules marked trusted) give the new
+ * session its class and session admission decides (WebQoS triggers j and k, the class's session rate), once per
+ * session; (3) the request rules (path, host, header) may lower this one request below its session's class, never
+ * raise it; (4) the scheduler runs it, queues it, or refuses it when its class's queue is full or, when it would
+ * wait, when its session or its address already has too many requests in the engine
+ * ({@code admission.max-per-session}, {@code admission.max-queued-per-address}). An admitted session's later
+ * requests are never refused by admission.
  *
  * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, the controller's
  * mode and gains) are one immutable {@link Settings} value, replaced whole through {@link #apply}: by the
@@ -98,14 +102,20 @@ public final class QosEngine {
      * @return the request's ticket: RUNNING, PARKED or REJECTED
      */
     public Ticket enter(RequestView request, long nowNanos) {
-        SessionTable.Session s = sessions.lookup(request.cookie(sessionCookieName));
-        int c = s != null ? s.classIndex() : classifier.classify(request);
+        String cookie = request.cookie(sessionCookieName);
+        long epochSecond = cookie != null ? clock.epochSecond() : 0;
+        SessionTable.Session s = sessions.lookup(cookie, epochSecond);
+        // the session's class comes from its credentials, once; request rules can only lower one request
+        int sessionClass = s != null ? s.classIndex() : classifier.classify(request);
+        int c = classifier.requestClass(request, sessionClass);
         // only the capacity law compares routes: without it, no path is read for them
         int route = scheduler.settings().control().capacity() == ControlPolicy.Capacity.AUTO
                 ? routes.of(request.method(), request.path()) : 0;
-        Ticket t = scheduler.enter(c, nowNanos, route, s == null);
+        Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
+        Ticket t = scheduler.enter(c, sessionClass, nowNanos, route, s == null, load,
+                policy.maxQueuedPerAddress() > 0 ? request.remoteAddress() : null);
         if (t.state != Ticket.State.REJECTED) {
-            t.setCookieHeader(s != null ? sessions.renewal(s) : sessions.admitNew(c));
+            t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond) : sessions.admitNew(sessionClass, load));
         }
         return t;
     }

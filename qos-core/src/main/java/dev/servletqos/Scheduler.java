@@ -8,7 +8,9 @@ import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -41,6 +43,11 @@ final class Scheduler {
     private final Lane[] lanes;
     private final AdmissionStep.Rejections rejections;
     private final int reserves;
+    /** {@code admission.max-per-session} and {@code admission.max-queued-per-address}; 0 = no limit. */
+    private final int maxPerSession;
+    private final int maxQueuedPerAddress;
+    /** Requests waiting now per client address (only while the limit is on); guarded by the lock. */
+    private final Map<String, int[]> queuedByAddress = new HashMap<>();
 
     private volatile Settings settings;
     private boolean autoAdmission;
@@ -84,6 +91,8 @@ final class Scheduler {
         long sessionsAdmitted;
         long sessionsRefusedQueued;
         long sessionsRefusedRate;
+        long sessionLimited;
+        long addressLimited;
         long borrowedGrants;
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
@@ -120,6 +129,14 @@ final class Scheduler {
     }
 
     /**
+     * One admitted session's requests executing and waiting now, for {@code admission.max-per-session}: shared by
+     * the session's entries in the session table (its cookie and its renewals). Guarded by the lock.
+     */
+    static final class Load {
+        int requests;
+    }
+
+    /**
      * While nothing waits, one completion in this many (per class) reads the clock to measure its service
      * time: a clock read costs about a fifth of the request path of an admitted session. While requests wait,
      * every completion is timed (the dispatch that follows needs the time anyway). A power of two.
@@ -142,6 +159,8 @@ final class Scheduler {
         }
         this.reserves = r;
         this.rejections = new AdmissionStep.Rejections(policy.rejectStatus(), policy.retryAfter());
+        this.maxPerSession = policy.maxPerSession();
+        this.maxQueuedPerAddress = policy.maxQueuedPerAddress();
         lock.lock();
         try {
             applyLocked(clampLocked(initial, Settings.Source.POLICY), now);
@@ -215,13 +234,25 @@ final class Scheduler {
         return n;
     }
 
+    /** {@link #enter(int, int, long, int, boolean, Load, String)} for a request in its session's class, no limits. */
+    Ticket enter(int classIndex, long now, int route, boolean newSession) {
+        return enter(classIndex, classIndex, now, route, newSession, null, null);
+    }
+
     /**
      * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known):
      * RUNNING, PARKED or REJECTED. The first request of a new session meets admission first (the admission steps
-     * in order), and the session counts as admitted only if its request is not rejected; a request of a known
-     * (admitted) session is never refused by admission (only by a full queue).
+     * of its session's class {@code sessionClass}, in order), and the session counts as admitted only if its request
+     * is not rejected; a request of a known (admitted) session is never refused by admission. A request that would
+     * have to wait is refused when its class's queue is full, when its session already has
+     * {@code admission.max-per-session} requests executing and waiting, or when
+     * {@code admission.max-queued-per-address} requests from its address wait.
+     *
+     * @param load    the session's requests in flight, counted while this one is; null: not counted
+     * @param address the client's address, for the per-address limit; null: not counted
      */
-    Ticket enter(int classIndex, long now, int route, boolean newSession) {
+    Ticket enter(int classIndex, int sessionClass, long now, int route, boolean newSession, Load load,
+                 String address) {
         Ticket t = new Ticket(this, classIndex, now, route);
         Ticket ready = null;
         lock.lock();
@@ -229,7 +260,7 @@ final class Scheduler {
             Lane lane = lanes[classIndex];
             lane.entered++;
             ready = expireOverdueLocked(now, null);
-            decideLocked(t, lane, now, newSession);
+            decideLocked(t, lane, lanes[sessionClass], now, newSession, load, address);
         } finally {
             lock.unlock();
         }
@@ -238,31 +269,70 @@ final class Scheduler {
         return t;
     }
 
-    private void decideLocked(Ticket t, Lane lane, long now, boolean newSession) {
-        if (newSession && !admitLocked(t, lane, now)) {
+    private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, Load load,
+                              String address) {
+        if (newSession && !admitLocked(t, lane, sessionLane, now)) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
             grantLocked(t, lane, now);
             lane.waitBuckets[0]++;
         } else if (lane.queued >= lane.maxQueue) {
-            lane.rejected++;
             lane.queueFull++;
-            t.rejectWith(rejections.queueFull());
-            t.state = State.REJECTED;
+            refuseLocked(t, lane, rejections.queueFull());
+            return;
+        } else if (load != null && maxPerSession > 0 && load.requests >= maxPerSession) {
+            lane.sessionLimited++;
+            refuseLocked(t, lane, rejections.sessionLimit());
+            return;
+        } else if (address != null && maxQueuedPerAddress > 0 && queuedFrom(address) >= maxQueuedPerAddress) {
+            lane.addressLimited++;
+            refuseLocked(t, lane, rejections.addressLimit());
             return;
         } else {
             enqueueLocked(t, lane);
+            if (address != null && maxQueuedPerAddress > 0) {
+                queuedByAddress.computeIfAbsent(address, a -> new int[1])[0]++;
+                t.address = address;
+            }
+        }
+        if (load != null) {
+            load.requests++;
+            t.load = load;
         }
         if (newSession) {
-            lane.sessionsAdmitted++;
-            lane.sessions.take();
+            sessionLane.sessionsAdmitted++;
+            sessionLane.sessions.take();
         }
     }
 
-    private boolean admitLocked(Ticket t, Lane lane, long now) {
+    private void refuseLocked(Ticket t, Lane lane, Rejection r) {
+        lane.rejected++;
+        t.rejectWith(r);
+        t.state = State.REJECTED;
+    }
+
+    private int queuedFrom(String address) {
+        int[] n = queuedByAddress.get(address);
+        return n == null ? 0 : n[0];
+    }
+
+    /** A ticket left RUNNING or PARKED for good: its session has one request fewer in flight. */
+    private static void endedLocked(Ticket t) {
+        Load load = t.load;
+        if (load != null) {
+            load.requests--;
+            t.load = null;
+        }
+    }
+
+    /**
+     * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
+     * session rate they use; the refused request counts in the class it entered.
+     */
+    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now) {
         for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
-            Rejection refusal = step.refuse(lane, this, now);
+            Rejection refusal = step.refuse(sessionLane, this, now);
             if (refusal != null) {
                 lane.rejected++;
                 t.rejectWith(refusal);
@@ -293,6 +363,7 @@ final class Scheduler {
             if (now == NO_TIME && parked > 0) {
                 now = clock.nanoTime(); // a request came to wait meanwhile: the dispatch needs the time
             }
+            endedLocked(t);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
                 if (declined) {
@@ -341,6 +412,7 @@ final class Scheduler {
             Lane lane = lanes[t.classIndex];
             t.claimNotification();
             unlinkLocked(t, lane);
+            endedLocked(t);
             t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
@@ -378,6 +450,7 @@ final class Scheduler {
             Ticket h;
             while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
                 unlinkLocked(h, lane);
+                endedLocked(h);
                 h.rejectWith(rejections.expired());
                 h.state = State.EXPIRED;
                 lane.expired++;
@@ -548,6 +621,14 @@ final class Scheduler {
         t.next = null;
         lane.queued--;
         parked--;
+        String address = t.address;
+        if (address != null) {
+            t.address = null;
+            int[] n = queuedByAddress.get(address);
+            if (--n[0] == 0) {
+                queuedByAddress.remove(address);
+            }
+        }
     }
 
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
@@ -649,9 +730,9 @@ final class Scheduler {
                 stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight, l.executing,
                         Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
-                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.borrowedGrants, l.grants, l.waitNanos,
-                        l.waitBuckets, l.serviceNanos, l.serviceTimed, l.bytes, l.sessions.rate(),
-                        l.sessions.burst()));
+                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
+                        l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
+                        l.bytes, l.sessions.rate(), l.sessions.burst()));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,

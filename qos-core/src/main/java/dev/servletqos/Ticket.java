@@ -80,6 +80,10 @@ public final class Ticket {
     long grantedNanos;
     /** Tickets to notify after the scheduler's lock is released; guarded by it until handed over. */
     Ticket readyNext;
+    /** While running or parked: its session's requests in flight, when counted; guarded by the scheduler's lock. */
+    Scheduler.Load load;
+    /** While parked: the client address it is counted under, when counted; guarded by the scheduler's lock. */
+    String address;
 
     private volatile Listener listener;
     @SuppressWarnings("unused") // accessed through NOTIFIED

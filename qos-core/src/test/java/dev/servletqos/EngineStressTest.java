@@ -158,7 +158,7 @@ class EngineStressTest {
                         .withMinBudget(k == 0 ? 1 : 0).withWeight(3 - k).withMaxQueue(20)
                         .withMaxWait(Duration.ofMillis(100 + 100 * k)).withDelayTarget(Duration.ofMillis(50 + 50 * k))
                         .withSessionRate(k == 2 ? 2_000 : 0));
-                b.addRule(Rule.header(CLASSES[k], "X-Tier", CLASSES[k]));
+                b.addRule(Rule.header(CLASSES[k], "X-Tier", CLASSES[k]).asTrusted());
             }
             policy = b.build();
             engine = QosEngine.create(policy, clock);

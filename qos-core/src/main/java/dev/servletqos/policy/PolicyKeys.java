@@ -144,7 +144,14 @@ final class PolicyKeys {
                     "HTTP status of a refused new session.", QosPolicy.Builder::rejectStatus),
             global("admission.retry-after", DURATION, of("10s"), "0s..1d, rounded up to whole seconds", "",
                     "The Retry-After of every refusal; with control.admission = auto, the longest one the "
-                    + "engine computes.", QosPolicy.Builder::retryAfter)));
+                    + "engine computes.", QosPolicy.Builder::retryAfter),
+            global("admission.max-per-session", INTEGER, of(String.valueOf(QosPolicy.DEFAULT_MAX_PER_SESSION)),
+                    "0 (no limit)..1000000", "requests", "Requests one session may have executing and waiting when "
+                    + "one more would wait; beyond it, 429.", QosPolicy.Builder::maxPerSession),
+            global("admission.max-queued-per-address", INTEGER,
+                    of(String.valueOf(QosPolicy.DEFAULT_MAX_QUEUED_PER_ADDRESS)), "0 (no limit)..1000000", "requests",
+                    "Requests from one client address waiting at once; beyond it, 429.",
+                    QosPolicy.Builder::maxQueuedPerAddress)));
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
@@ -221,7 +228,7 @@ final class PolicyKeys {
 
     static final Key<Rule, Rule.Type> RULE_TYPE = rule("type", RULE_TYPES, REQUIRED, RULE_TYPES.choiceList(), "",
             "What the rule looks at.",
-            (r, type) -> new Rule(type, r.values(), r.header(), r.serviceClass()));
+            (r, type) -> new Rule(type, r.values(), r.header(), r.serviceClass(), r.trusted()));
 
     /**
      * Keys {@code rule.<n>.*}, applied to a {@link Rule} that starts empty. Which keys a rule needs or
@@ -230,12 +237,16 @@ final class PolicyKeys {
     static final Section<Rule> RULE = new Section<>("rule.<n>.", List.of(
             RULE_TYPE,
             rule("value", LIST, NONE, "by type", "", "What the rule matches.",
-                    (r, values) -> new Rule(r.type(), values, r.header(), r.serviceClass())),
+                    (r, values) -> new Rule(r.type(), values, r.header(), r.serviceClass(), r.trusted())),
             rule("header", STRING, NONE, "a header name", "", "For header rules: the request header to look at.",
-                    (r, header) -> new Rule(r.type(), r.values(), header, r.serviceClass())),
+                    (r, header) -> new Rule(r.type(), r.values(), header, r.serviceClass(), r.trusted())),
             rule("class", STRING, computed("required, except for tier-cookie"), "one of classes", "",
                     "The class of matching requests.",
-                    (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass))));
+                    (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass, r.trusted())),
+            rule("trusted", BOOLEAN, of("false"), "", "",
+                    "For path, host and header rules: whether the rule gives a session its class (a credential), "
+                    + "not only lowers requests.",
+                    (r, trusted) -> new Rule(r.type(), r.values(), r.header(), r.serviceClass(), trusted))));
 
     /** Every section, in the order the parser applies them. */
     static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE);

@@ -81,6 +81,8 @@ public final class QosPolicy {
     private final int higherQueuedTrigger;
     private final int rejectStatus;
     private final Duration retryAfter;
+    private final int maxPerSession;
+    private final int maxQueuedPerAddress;
     private final ControlPolicy control;
 
     private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control) {
@@ -112,8 +114,22 @@ public final class QosPolicy {
         this.higherQueuedTrigger = b.higherQueuedTrigger;
         this.rejectStatus = b.rejectStatus;
         this.retryAfter = b.retryAfter;
+        this.maxPerSession = b.maxPerSession;
+        this.maxQueuedPerAddress = b.maxQueuedPerAddress;
         this.control = control;
     }
+
+    /**
+     * Default of {@code admission.max-per-session}: a browser opens at most six HTTP/1.1 connections to a host, so
+     * eight requests at once of one session that must wait are a client sharing its cookie, or one that does not
+     * wait for its answers.
+     */
+    public static final int DEFAULT_MAX_PER_SESSION = 8;
+    /**
+     * Default of {@code admission.max-queued-per-address}: a tenth of one class's default queue, so that one
+     * address (a cookie-less flood) cannot fill the queues.
+     */
+    public static final int DEFAULT_MAX_QUEUED_PER_ADDRESS = 100;
 
     /** The ceiling of {@code max-executing} when the policy gives none: Tomcat's and Jetty's default thread pools. */
     public static final int DEFAULT_CEILING = 200;
@@ -155,6 +171,8 @@ public final class QosPolicy {
         b.higherQueuedTrigger = higherQueuedTrigger;
         b.rejectStatus = rejectStatus;
         b.retryAfter = retryAfter;
+        b.maxPerSession = maxPerSession;
+        b.maxQueuedPerAddress = maxQueuedPerAddress;
         b.control = givenControl;
         return b;
     }
@@ -302,6 +320,22 @@ public final class QosPolicy {
         return retryAfter;
     }
 
+    /**
+     * The most requests one admitted session may have executing and waiting at once when one more would have to
+     * wait ({@code admission.max-per-session}); 0 = no limit; default {@value #DEFAULT_MAX_PER_SESSION}.
+     */
+    public int maxPerSession() {
+        return maxPerSession;
+    }
+
+    /**
+     * The most requests from one client address that may wait at once ({@code admission.max-queued-per-address});
+     * 0 = no limit; default {@value #DEFAULT_MAX_QUEUED_PER_ADDRESS}.
+     */
+    public int maxQueuedPerAddress() {
+        return maxQueuedPerAddress;
+    }
+
     /** The feedback controller's settings ({@code control.*}); default: off. */
     public ControlPolicy control() {
         return control;
@@ -323,7 +357,7 @@ public final class QosPolicy {
         return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules,
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
-                higherQueuedTrigger, rejectStatus, retryAfter, control);
+                higherQueuedTrigger, rejectStatus, retryAfter, maxPerSession, maxQueuedPerAddress, control);
     }
 
     @Override
@@ -358,6 +392,8 @@ public final class QosPolicy {
         private int higherQueuedTrigger;
         private int rejectStatus = 503;
         private Duration retryAfter = Duration.ofSeconds(10);
+        private int maxPerSession = DEFAULT_MAX_PER_SESSION;
+        private int maxQueuedPerAddress = DEFAULT_MAX_QUEUED_PER_ADDRESS;
         private ControlPolicy control = ControlPolicy.DEFAULTS;
 
         private Builder() {
@@ -486,6 +522,21 @@ public final class QosPolicy {
             return this;
         }
 
+        /** {@code admission.max-per-session}: 0 (no limit) or more; default {@value #DEFAULT_MAX_PER_SESSION}. */
+        public Builder maxPerSession(int n) {
+            this.maxPerSession = n;
+            return this;
+        }
+
+        /**
+         * {@code admission.max-queued-per-address}: 0 (no limit) or more; default
+         * {@value #DEFAULT_MAX_QUEUED_PER_ADDRESS}.
+         */
+        public Builder maxQueuedPerAddress(int n) {
+            this.maxQueuedPerAddress = n;
+            return this;
+        }
+
         /** The controller's settings; default {@link ControlPolicy#DEFAULTS} (off). */
         public Builder control(ControlPolicy c) {
             this.control = c;
@@ -598,6 +649,10 @@ public final class QosPolicy {
                     "must be 503 or 429");
             ClassPolicy.check(retryAfter != null && !retryAfter.isNegative() && retryAfter.getSeconds() <= 86_400,
                     "admission.retry-after", retryAfter, "must be 0s..1d");
+            ClassPolicy.check(maxPerSession >= 0 && maxPerSession <= 1_000_000, "admission.max-per-session",
+                    maxPerSession, "must be 0 (no limit)..1000000");
+            ClassPolicy.check(maxQueuedPerAddress >= 0 && maxQueuedPerAddress <= 1_000_000,
+                    "admission.max-queued-per-address", maxQueuedPerAddress, "must be 0 (no limit)..1000000");
             resolvedControl.check(classes.size());
             return new QosPolicy(this, resolved, start, ceiling, resolvedControl);
         }

@@ -88,6 +88,7 @@ public abstract class AdapterBehaviourSuite {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             """;
 
     /** Connector threads in every scenario: enough for the permits and the resumes, far fewer than the requests. */
