@@ -133,6 +133,36 @@ class ClassEscalationTest {
                 "the untrusted path rule still raises no one");
     }
 
+    /** Sixty new sessions, each with a copy of one premium tier cookie, at one instant: how many are admitted. */
+    private int admittedOfSixtyWithOneTierCookie(String policy) {
+        QosEngine engine = QosEngine.create(parse(policy), clock);
+        String tier = cookieValue(engine.tierCookies().setCookieHeader("premium", "alice"));
+        int admitted = 0;
+        for (int i = 0; i < 60; i++) {
+            Ticket t = engine.enter(TestRequest.get("/").cookie("QOSTIER", tier).from("198.51.100." + i),
+                    clock.nanoTime());
+            if (t.state() == Ticket.State.REJECTED) {
+                assertEquals(Rejection.Reason.SESSION_RATE, t.rejection().reason());
+            } else {
+                admitted++;
+                t.complete();
+            }
+        }
+        return admitted;
+    }
+
+    @Test
+    void theHighestClassHasASessionRateByDefault() {
+        assertEquals(50, admittedOfSixtyWithOneTierCookie(RULES), "50 new premium sessions a second, bursts of 50");
+        assertEquals(60, admittedOfSixtyWithOneTierCookie(RULES + "class.premium.session-rate = 0\n"),
+                "0 says no limit");
+        assertEquals(8, admittedOfSixtyWithOneTierCookie(RULES + "class.premium.session-rate = 8\n"));
+        assertEquals(60, admittedOfSixtyWithOneTierCookie(RULES.replace("default-class = basic",
+                "default-class = premium")), "not when the highest class is everyone's");
+        assertEquals(60, admittedOfSixtyWithOneTierCookie(RULES.replace("max-executing = 8\n", "")),
+                "with automatic admission the admission law sets the rates");
+    }
+
     @Test
     void trustedIsRefusedWhereItMeansNothing() {
         PolicyException tier = assertThrows(PolicyException.class,

@@ -173,7 +173,8 @@ final class PolicyKeys {
             perClass("delay-target", DURATION, of("1s"), "more than 0, at most 1h", "",
                     "Target queueing delay: the earliest-deadline deadline and the delay controller's reference.",
                     ClassPolicy::withDelayTarget),
-            perClass("session-rate", DECIMAL, of("0", "no limit"), "0..1e9", "new sessions per second",
+            perClass("session-rate", DECIMAL, computed("50 for the highest class with control.admission = triggers "
+                    + "unless it is default-class; else 0 (no limit)"), "0..1e9", "new sessions per second",
                     "Token bucket rate for admitting new sessions of the class.", ClassPolicy::withSessionRate),
             perClass("session-burst", INTEGER, computed("max(1, ⌈rate⌉)"), "1..1000000", "sessions",
                     "Depth of the new-session token bucket.", ClassPolicy::withSessionBurst),

@@ -120,6 +120,13 @@ public final class QosPolicy {
     }
 
     /**
+     * Default {@code session-rate} of the highest class, in new sessions per second (bucket depth the same), when it
+     * is not the default class and admission is by triggers ({@code control.admission = triggers}); with automatic
+     * admission the admission law sets every class's rate.
+     */
+    public static final double DEFAULT_TOP_SESSION_RATE = 50;
+
+    /**
      * Default of {@code admission.max-per-session}: a browser opens at most six HTTP/1.1 connections to a host, so
      * eight requests at once of one session that must wait are a client sharing its cookie, or one that does not
      * wait for its answers.
@@ -585,6 +592,15 @@ public final class QosPolicy {
             ControlPolicy.Admission admission = control.admission() != null ? control.admission()
                     : anyTrigger || given ? ControlPolicy.Admission.TRIGGERS : ControlPolicy.Admission.AUTO;
             ControlPolicy resolvedControl = control.withCapacity(capacity).withAdmission(admission);
+            String lowest = defaultClass != null ? defaultClass : resolved.get(resolved.size() - 1).name();
+            if (admission == ControlPolicy.Admission.TRIGGERS && !resolved.get(0).name().equals(lowest)
+                    && Double.isNaN(classes.get(0).admission().sessionRate())) {
+                // no trigger refuses the highest class, and its credentials can be shared (one tier cookie copied
+                // to a botnet makes a premium session per request): it gets a session rate unless the policy gives
+                // one, 0 (no limit) included
+                resolved.set(0, resolved.get(0).withDefaultSessionRate(DEFAULT_TOP_SESSION_RATE,
+                        classes.get(0).admission().sessionBurst()));
+            }
             int reserves = 0;
             for (ClassPolicy c : resolved) {
                 reserves += c.capacity().reserve();
