@@ -373,7 +373,7 @@ final class Scheduler {
                     t.state = State.COMPLETED;
                     lane.completed++;
                     if (now != NO_TIME) {
-                        long took = Math.max(0, now - t.grantedNanos);
+                        long took = Math.max(0, now - t.timeNanos);
                         lane.serviceNanos += took;
                         lane.serviceTimed++;
                         routeNanos[t.route] += took;
@@ -579,7 +579,7 @@ final class Scheduler {
         executing++;
         lane.grants++;
         policy.granted(lane);
-        t.grantedNanos = now;
+        t.timeNanos = now;
         t.state = State.RUNNING;
     }
 
@@ -589,7 +589,7 @@ final class Scheduler {
     }
 
     private void enqueueLocked(Ticket t, Lane lane) {
-        t.deadlineNanos = t.enteredNanos + lane.delayTargetNanos;
+        t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline
         if (lane.head == null) {
             policy.becameBusy(lane);
         }
