@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.TierCookies.Verified.Status;
 import dev.servletqos.Ticket.State;
+import dev.servletqos.jmx.ClassStatistics;
+import dev.servletqos.metrics.QosMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,6 +94,7 @@ class SessionLimitsTest {
         ClassStats basic = engine.snapshot().get("basic");
         assertEquals(1, basic.sessionLimited());
         assertEquals(1, basic.rejected());
+        assertEquals(1, ClassStatistics.of(basic).getSessionLimited(), "JMX shows it");
         assertReconciles(engine);
 
         first.complete(); // the permit goes to the oldest waiting request
@@ -126,6 +130,8 @@ class SessionLimitsTest {
     @Test
     void oneAddressHasAtMostAHundredRequestsWaiting() {
         QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY), clock);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new QosMetrics(engine).bindTo(registry);
         Ticket blocker = enter(engine, TestRequest.get("/").from("192.0.2.1"));
         assertEquals(State.RUNNING, blocker.state());
         List<Ticket> flood = new ArrayList<>();
@@ -151,5 +157,10 @@ class SessionLimitsTest {
         assertEquals(2, basic.rejected());
         assertEquals(0, basic.sessionsRefusedQueued() + basic.sessionsRefusedRate());
         assertReconciles(engine);
+        assertEquals(2, registry.get("qos.rejections").tags("qos.class", "basic", "reason", "address-limit")
+                .functionCounter().count());
+        assertEquals(0, registry.get("qos.rejections").tags("qos.class", "basic", "reason", "session-limit")
+                .functionCounter().count());
+        assertEquals(2, ClassStatistics.of(basic).getAddressLimited(), "JMX shows it too");
     }
 }
