@@ -64,6 +64,26 @@ public final class QosEngine {
         this.scheduler = new Scheduler(policy, initialSettings(policy), clock);
         this.classifier = new Classifier(policy, tierCookies);
         this.control = new ControlLoop(this);
+        warnOfRequestRulesThatChangeNothing(policy);
+    }
+
+    /**
+     * A path, host or header rule not marked trusted can only lower a request, so one naming the highest class
+     * changes nothing: most likely a policy written when such rules gave sessions their class. Said once, at start.
+     */
+    private static void warnOfRequestRulesThatChangeNothing(QosPolicy policy) {
+        List<dev.servletqos.policy.Rule> rules = policy.rules();
+        String highest = policy.classes().get(0).name();
+        for (int i = 0; i < rules.size(); i++) {
+            dev.servletqos.policy.Rule r = rules.get(i);
+            if (!r.credential() && highest.equals(r.serviceClass())) {
+                LOG.log(System.Logger.Level.WARNING, "servlet-qos: classification rule " + (i + 1) + " in order ("
+                        + r.type().key() + " " + r.values() + ") names " + highest + ", the highest class, and changes nothing: a "
+                        + r.type().key() + " rule only lowers requests below their session's class, it never gives "
+                        + "a session its class. Mark it trusted (rule.<n>.trusted = true) only if the client cannot "
+                        + "choose what it reads; see docs/configuration.md, Classification rules");
+            }
+        }
     }
 
     /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */

@@ -12,7 +12,13 @@ import dev.servletqos.policy.QosPolicy;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -161,6 +167,37 @@ class ClassEscalationTest {
                 "default-class = premium")), "not when the highest class is everyone's");
         assertEquals(60, admittedOfSixtyWithOneTierCookie(RULES.replace("max-executing = 8\n", "")),
                 "with automatic admission the admission law sets the rates");
+    }
+
+    @Test
+    void aRequestRuleNamingTheHighestClassIsWarnedOfAtStart() {
+        List<String> warnings = new ArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel() == Level.WARNING) {
+                    warnings.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger(QosEngine.class.getName());
+        logger.addHandler(handler);
+        try {
+            QosEngine.create(parse(RULES + "rule.20.trusted = true\n"), clock);
+        } finally {
+            logger.removeHandler(handler);
+        }
+        assertEquals(2, warnings.size(), "the /checkout/ path rule and the host rule: " + warnings);
+        assertTrue(warnings.get(0).contains("classification rule 3 in order (path [/checkout/]) names premium, the "
+                + "highest class, and changes nothing"), warnings.get(0));
     }
 
     @Test
