@@ -5,6 +5,7 @@ import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,10 +73,10 @@ public final class QosEngine {
      * changes nothing: most likely a policy written when such rules gave sessions their class. Said once, at start.
      */
     private static void warnOfRequestRulesThatChangeNothing(QosPolicy policy) {
-        List<dev.servletqos.policy.Rule> rules = policy.rules();
+        List<Rule> rules = policy.rules();
         String highest = policy.classes().get(0).name();
         for (int i = 0; i < rules.size(); i++) {
-            dev.servletqos.policy.Rule r = rules.get(i);
+            Rule r = rules.get(i);
             if (!r.credential() && highest.equals(r.serviceClass())) {
                 LOG.log(System.Logger.Level.WARNING, "servlet-qos: classification rule " + (i + 1) + " in order ("
                         + r.type().key() + " " + r.values() + ") names " + highest + ", the highest class, and changes nothing: a "
