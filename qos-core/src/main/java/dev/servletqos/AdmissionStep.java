@@ -98,6 +98,8 @@ interface AdmissionStep {
         private final Rejection[] sessionRate;
         private final Rejection[] bucket;
         private final Rejection[] sessionLevel;
+        private final Rejection[] sessionLimit;
+        private final Rejection[] addressLimit;
         private final Rejection[] queuedBySeconds;
         private final Rejection[] rateBySeconds;
 
@@ -113,6 +115,8 @@ interface AdmissionStep {
             this.sessionRate = new Rejection[jittered];
             this.bucket = new Rejection[jittered];
             this.sessionLevel = new Rejection[jittered];
+            this.sessionLimit = new Rejection[jittered];
+            this.addressLimit = new Rejection[jittered];
             int slots = (int) Math.max(1, Math.min(seconds, 3600));
             this.queuedBySeconds = new Rejection[slots + 1];
             this.rateBySeconds = new Rejection[slots + 1];
@@ -126,6 +130,16 @@ interface AdmissionStep {
         /** A request that waited its maximum, or could not be served after all: 503. */
         Rejection expired() {
             return jittered(expired, 503, Rejection.Reason.EXPIRED);
+        }
+
+        /** A request over {@code admission.max-per-session}: 429, the client's own doing. */
+        Rejection sessionLimit() {
+            return jittered(sessionLimit, 429, Rejection.Reason.SESSION_LIMIT);
+        }
+
+        /** A request over {@code admission.max-queued-per-address}: 429. */
+        Rejection addressLimit() {
+            return jittered(addressLimit, 429, Rejection.Reason.ADDRESS_LIMIT);
         }
 
         /** A new session refused by the WebQoS triggers: {@code admission.reject-status}. */

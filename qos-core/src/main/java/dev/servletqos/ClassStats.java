@@ -16,13 +16,18 @@ package dev.servletqos;
  * @param entered               requests seen since start
  * @param completed             requests the application finished
  * @param declined              requests that held a permit but the container declined (not served)
- * @param rejected              requests refused at entry: refused new sessions and full queues
+ * @param rejected              requests refused at entry: refused new sessions, full queues and the per-session
+ *                              and per-address limits
  * @param expired               requests that waited longer than the maximum wait
  * @param cancelled             requests whose client went away while they waited
  * @param queueFull             of the rejected, refused because the queue was full
  * @param sessionsAdmitted      new sessions admitted
  * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k)
  * @param sessionsRefusedRate   new sessions refused by the session rate
+ * @param sessionLimited        of the rejected, requests that would have waited while their session had
+ *                              {@code admission.max-per-session} requests executing and waiting
+ * @param addressLimited        of the rejected, requests that would have waited while
+ *                              {@code admission.max-queued-per-address} requests from their address waited
  * @param borrowedGrants        permits ever granted beyond the budget
  * @param grants                permits ever granted, at once or after waiting
  * @param waitNanos             total time the granted requests waited for their permit, in nanoseconds
@@ -45,7 +50,8 @@ package dev.servletqos;
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,
                          long expired, long cancelled, long queueFull, long sessionsAdmitted,
-                         long sessionsRefusedQueued, long sessionsRefusedRate, long borrowedGrants, long grants,
+                         long sessionsRefusedQueued, long sessionsRefusedRate, long sessionLimited,
+                         long addressLimited, long borrowedGrants, long grants,
                          long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
                          double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
                          double level, long[] completedByLevel) {

@@ -6,6 +6,7 @@ import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ContentTrees;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,12 +17,16 @@ import java.util.function.UnaryOperator;
  * and call {@link #enter}; the returned {@link Ticket} says whether to run the request now, park it, or refuse
  * it, and is told when a parked request may run.
  *
- * <p>For each request: (1) a request with a valid admission cookie belongs to an admitted session and keeps
- * its class; (2) otherwise the rules classify it and session admission decides (WebQoS triggers j and k, the
- * class's session rate), once per session; (3) the request's content level is decided from its class's live
- * level and the session (a new session at level 0 is refused); (4) the scheduler runs it, queues it, or
- * refuses it when its class's queue is full. An admitted session's later requests are never refused by
- * admission.
+ * <p>For each request: (1) a token-bucket rule without a token refuses it, unless it is within its virtual
+ * server's guarantee; (2) a request with a valid, unexpired admission cookie belongs to an admitted session and
+ * keeps its class; otherwise its credentials (tier cookie, ip rules, rules marked trusted) give the new session
+ * its class; (3) the request rules (path, host, header) may lower this one request below its session's class,
+ * never raise it; (4) the request's content level is decided from its class's live level and the session (a new
+ * session at level 0 is refused); (5) session admission decides for a new session (WebQoS triggers j and k, or
+ * the queue guard, and the class's session rate), once per session; (6) the scheduler runs it, queues it, or
+ * refuses it when its class's queue is full or, when it would wait, when its session or its address already has
+ * too many requests in the engine ({@code admission.max-per-session}, {@code admission.max-queued-per-address}).
+ * An admitted session's later requests are never refused by admission.
  *
  * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, content levels,
  * the controller's mode and gains) are one immutable {@link Settings} value, replaced whole through
@@ -69,6 +74,26 @@ public final class QosEngine {
         this.buckets = scheduler.buckets;
         this.hosts = scheduler.hosts;
         this.contentTrees = policy.contentTrees();
+        warnOfRequestRulesThatChangeNothing(policy);
+    }
+
+    /**
+     * A path, host or header rule not marked trusted can only lower a request, so one naming the highest class
+     * changes nothing: most likely a policy written when such rules gave sessions their class. Said once, at start.
+     */
+    private static void warnOfRequestRulesThatChangeNothing(QosPolicy policy) {
+        List<Rule> rules = policy.rules();
+        String highest = policy.classes().get(0).name();
+        for (int i = 0; i < rules.size(); i++) {
+            Rule r = rules.get(i);
+            if (!r.credential() && highest.equals(r.serviceClass())) {
+                LOG.log(System.Logger.Level.WARNING, "servlet-qos: classification rule " + (i + 1) + " in order ("
+                        + r.type().key() + " " + r.values() + ") names " + highest + ", the highest class, and changes nothing: a "
+                        + r.type().key() + " rule only lowers requests below their session's class, it never gives "
+                        + "a session its class. Mark it trusted (rule.<n>.trusted = true) only if the client cannot "
+                        + "choose what it reads; see docs/configuration.md, Classification rules");
+            }
+        }
     }
 
     /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */
@@ -116,8 +141,12 @@ public final class QosEngine {
         if (!guaranteed && !buckets.isEmpty() && buckets.refuse(request, nowNanos) >= 0) {
             return Ticket.refused(scheduler, nowNanos, scheduler.rejections().bucket());
         }
-        SessionTable.Session s = sessions.lookup(request.cookie(sessionCookieName));
-        int c = s != null ? s.classIndex() : classifier.classify(request);
+        String cookie = request.cookie(sessionCookieName);
+        long epochSecond = cookie != null ? clock.epochSecond() : 0;
+        SessionTable.Session s = sessions.lookup(cookie, epochSecond);
+        // the session's class comes from its credentials, once; request rules can only lower one request
+        int sessionClass = s != null ? s.classIndex() : classifier.classify(request);
+        int c = classifier.requestClass(request, sessionClass);
         Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
         int route = settings.control().capacity() == ControlPolicy.Capacity.AUTO
@@ -134,10 +163,13 @@ public final class QosEngine {
                 level = 1; // an admitted session is served, at the lightest content
             }
         }
-        Ticket t = scheduler.enter(c, nowNanos, route, s == null, level, host, guaranteed);
+        Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
+        Ticket t = scheduler.enter(c, sessionClass, nowNanos, route, s == null, level, load,
+                policy.maxQueuedPerAddress() > 0 ? request.remoteAddress() : null, host, guaranteed);
         if (t.state != Ticket.State.REJECTED) {
-            t.setCookieHeader(s != null ? sessions.renewal(s)
-                    : newId != null ? sessions.admitNew(c, newId) : sessions.admitNew(c));
+            t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond)
+                    : newId != null ? sessions.admitNew(sessionClass, newId, load)
+                    : sessions.admitNew(sessionClass, load));
         }
         return t;
     }

@@ -8,7 +8,9 @@ import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -50,6 +52,11 @@ final class Scheduler {
     /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
     private Ticket guaranteedHead;
     private Ticket guaranteedTail;
+    /** {@code admission.max-per-session} and {@code admission.max-queued-per-address}; 0 = no limit. */
+    private final int maxPerSession;
+    private final int maxQueuedPerAddress;
+    /** Requests waiting now per client address (only while the limit is on); guarded by the lock. */
+    private final Map<String, int[]> queuedByAddress = new HashMap<>();
 
     private volatile Settings settings;
     private boolean autoAdmission;
@@ -99,6 +106,8 @@ final class Scheduler {
         long sessionsRefusedLevel;
         /** Completed requests by the content level they were served at, 0..M (0 stays 0: never served). */
         final long[] completedByLevel;
+        long sessionLimited;
+        long addressLimited;
         long borrowedGrants;
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
@@ -137,6 +146,14 @@ final class Scheduler {
     }
 
     /**
+     * One admitted session's requests executing and waiting now, for {@code admission.max-per-session}: shared by
+     * the session's entries in the session table (its cookie and its renewals). Guarded by the lock.
+     */
+    static final class Load {
+        int requests;
+    }
+
+    /**
      * While nothing waits, one completion in this many (per class) reads the clock to measure its service
      * time: a clock read costs about a fifth of the request path of an admitted session. While requests wait,
      * every completion is timed (the dispatch that follows needs the time anyway). A power of two.
@@ -162,6 +179,8 @@ final class Scheduler {
         this.buckets = new RequestBuckets(policy);
         this.policyBuckets = policy;
         this.hosts = new VirtualServers(policy);
+        this.maxPerSession = policy.maxPerSession();
+        this.maxQueuedPerAddress = policy.maxQueuedPerAddress();
         lock.lock();
         try {
             applyLocked(clampLocked(initial, Settings.Source.POLICY), now);
@@ -240,23 +259,36 @@ final class Scheduler {
     }
 
     /**
-     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known)
-     * at content level {@code level}: RUNNING, PARKED or REJECTED. The first request of a new session meets
-     * admission first (refused at level 0, else the admission steps in order), and the session counts as
-     * admitted only if its request is not rejected; a request of a known (admitted) session is never refused by
-     * admission (only by a full queue), and never comes at level 0.
+     * {@link #enter(int, int, long, int, boolean, int, Load, String, int, boolean)} for a request in its session's
+     * class, at full content, no limits, no virtual server.
      */
+    Ticket enter(int classIndex, long now, int route, boolean newSession) {
+        return enter(classIndex, now, route, newSession, lanes[classIndex].levels);
+    }
+
+    /** The same at content level {@code level}. */
     Ticket enter(int classIndex, long now, int route, boolean newSession, int level) {
-        return enter(classIndex, now, route, newSession, level, -1, false);
+        return enter(classIndex, classIndex, now, route, newSession, level, null, null, -1, false);
     }
 
     /**
-     * {@link #enter(int, long, int, boolean, int)} for a request of virtual server {@code host} (-1: none), within
-     * its guarantee or not. A guaranteed request is never refused: not by admission, not by a full queue; it runs
-     * at once when a permit is free (its class's budget aside, the other classes' reserves kept), else waits in
-     * the guaranteed queue, which is served before every class's.
+     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known)
+     * at content level {@code level}: RUNNING, PARKED or REJECTED. The first request of a new session meets
+     * admission first (refused at level 0, else the admission steps of its session's class {@code sessionClass},
+     * in order), and the session counts as admitted only if its request is not rejected; a request of a known
+     * (admitted) session is never refused by admission, and never comes at level 0. A request that would have to
+     * wait is refused when its class's queue is full, when its session already has
+     * {@code admission.max-per-session} requests executing and waiting, or when
+     * {@code admission.max-queued-per-address} requests from its address wait. A request of virtual server
+     * {@code host} (-1: none) within its guarantee is never refused: not by admission, not by a full queue or a
+     * limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves kept),
+     * else waits in the guaranteed queue, which is served before every class's.
+     *
+     * @param load    the session's requests in flight, counted while this one is; null: not counted
+     * @param address the client's address, for the per-address limit; null: not counted
      */
-    Ticket enter(int classIndex, long now, int route, boolean newSession, int level, int host, boolean guaranteed) {
+    Ticket enter(int classIndex, int sessionClass, long now, int route, boolean newSession, int level, Load load,
+                 String address, int host, boolean guaranteed) {
         Ticket t = new Ticket(this, classIndex, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
@@ -266,7 +298,7 @@ final class Scheduler {
             Lane lane = lanes[classIndex];
             lane.entered++;
             ready = expireOverdueLocked(now, null);
-            decideLocked(t, lane, now, newSession);
+            decideLocked(t, lane, lanes[sessionClass], now, newSession, load, address);
         } finally {
             lock.unlock();
         }
@@ -275,7 +307,8 @@ final class Scheduler {
         return t;
     }
 
-    private void decideLocked(Ticket t, Lane lane, long now, boolean newSession) {
+    private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, Load load,
+                              String address) {
         if (t.guaranteed) {
             // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
             // that can start takes nothing from it
@@ -286,43 +319,81 @@ final class Scheduler {
                 enqueueLocked(t, lane);
             }
             if (newSession) {
-                lane.sessionsAdmitted++;
+                sessionLane.sessionsAdmitted++;
             }
             return;
         }
-        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane) : !admitLocked(t, lane, now))) {
+        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane) : !admitLocked(t, lane, sessionLane, now))) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
             grantLocked(t, lane, now);
             lane.waitBuckets[0]++;
         } else if (lane.queued >= lane.maxQueue) {
-            lane.rejected++;
             lane.queueFull++;
-            t.rejectWith(rejections.queueFull());
-            t.state = State.REJECTED;
+            refuseLocked(t, lane, rejections.queueFull());
+            return;
+        } else if (load != null && maxPerSession > 0 && load.requests >= maxPerSession) {
+            lane.sessionLimited++;
+            refuseLocked(t, lane, rejections.sessionLimit());
+            return;
+        } else if (address != null && maxQueuedPerAddress > 0 && queuedFrom(address) >= maxQueuedPerAddress) {
+            lane.addressLimited++;
+            refuseLocked(t, lane, rejections.addressLimit());
             return;
         } else {
             enqueueLocked(t, lane);
+            if (address != null && maxQueuedPerAddress > 0) {
+                queuedByAddress.computeIfAbsent(address, a -> new int[1])[0]++;
+                t.address = address;
+            }
+        }
+        if (load != null) {
+            load.requests++;
+            t.load = load;
         }
         if (newSession) {
-            lane.sessionsAdmitted++;
-            lane.sessions.take();
+            sessionLane.sessionsAdmitted++;
+            sessionLane.sessions.take();
         }
     }
 
     /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
-    private boolean refuseLevelLocked(Ticket t, Lane lane) {
+    private boolean refuseLevelLocked(Ticket t, Lane lane, Lane sessionLane) {
         lane.rejected++;
-        lane.sessionsRefusedLevel++;
+        sessionLane.sessionsRefusedLevel++;
         t.rejectWith(rejections.sessionLevel());
         t.state = State.REJECTED;
         return true;
     }
 
-    private boolean admitLocked(Ticket t, Lane lane, long now) {
+    private void refuseLocked(Ticket t, Lane lane, Rejection r) {
+        lane.rejected++;
+        t.rejectWith(r);
+        t.state = State.REJECTED;
+    }
+
+    private int queuedFrom(String address) {
+        int[] n = queuedByAddress.get(address);
+        return n == null ? 0 : n[0];
+    }
+
+    /** A ticket left RUNNING or PARKED for good: its session has one request fewer in flight. */
+    private static void endedLocked(Ticket t) {
+        Load load = t.load;
+        if (load != null) {
+            load.requests--;
+            t.load = null;
+        }
+    }
+
+    /**
+     * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
+     * session rate they use; the refused request counts in the class it entered.
+     */
+    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now) {
         for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
-            Rejection refusal = step.refuse(lane, this, now);
+            Rejection refusal = step.refuse(sessionLane, this, now);
             if (refusal != null) {
                 lane.rejected++;
                 t.rejectWith(refusal);
@@ -353,6 +424,7 @@ final class Scheduler {
             if (now == NO_TIME && parked > 0) {
                 now = clock.nanoTime(); // a request came to wait meanwhile: the dispatch needs the time
             }
+            endedLocked(t);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
                 if (declined) {
@@ -363,7 +435,7 @@ final class Scheduler {
                     lane.completed++;
                     lane.completedByLevel[t.level]++;
                     if (now != NO_TIME) {
-                        long took = Math.max(0, now - t.grantedNanos);
+                        long took = Math.max(0, now - t.timeNanos);
                         lane.serviceNanos += took;
                         lane.serviceTimed++;
                         routeNanos[t.route] += took;
@@ -405,6 +477,7 @@ final class Scheduler {
             Lane lane = lanes[t.classIndex];
             t.claimNotification();
             unlinkLocked(t, lane);
+            endedLocked(t);
             t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
@@ -459,6 +532,7 @@ final class Scheduler {
             Ticket h;
             while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
                 unlinkLocked(h, lane);
+                endedLocked(h);
                 h.rejectWith(rejections.expired());
                 h.state = State.EXPIRED;
                 lane.expired++;
@@ -622,7 +696,7 @@ final class Scheduler {
         executing++;
         lane.grants++;
         policy.granted(lane);
-        t.grantedNanos = now;
+        t.timeNanos = now;
         t.state = State.RUNNING;
     }
 
@@ -632,7 +706,7 @@ final class Scheduler {
     }
 
     private void enqueueLocked(Ticket t, Lane lane) {
-        t.deadlineNanos = t.enteredNanos + lane.delayTargetNanos;
+        t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline
         if (t.guaranteed) {
             t.prev = guaranteedTail;
             t.next = null;
@@ -686,6 +760,14 @@ final class Scheduler {
         t.next = null;
         lane.queued--;
         parked--;
+        String address = t.address;
+        if (address != null) {
+            t.address = null;
+            int[] n = queuedByAddress.get(address);
+            if (--n[0] == 0) {
+                queuedByAddress.remove(address);
+            }
+        }
     }
 
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
@@ -804,10 +886,10 @@ final class Scheduler {
                 stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight, l.executing,
                         Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
-                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.borrowedGrants, l.grants, l.waitNanos,
-                        l.waitBuckets, l.serviceNanos, l.serviceTimed, l.bytes, l.sessions.rate(),
-                        l.sessions.burst(), l.sessionsRefusedLevel, l.levels, settings.get(l.index).level(),
-                        l.completedByLevel));
+                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
+                        l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
+                        l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
+                        settings.get(l.index).level(), l.completedByLevel));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,

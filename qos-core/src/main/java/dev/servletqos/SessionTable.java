@@ -23,8 +23,11 @@ final class SessionTable {
      */
     static final long ENTRY_BYTES = 512;
 
-    /** An admitted session: its class, its id and until when the cookie the client holds is valid. */
-    record Session(int classIndex, String id, long admittedUntil) {
+    /**
+     * An admitted session: its class, its id, until when the cookie the client holds is valid (seconds since the
+     * epoch), and its requests in flight (shared with the entries of its renewed cookies).
+     */
+    record Session(int classIndex, String id, long admittedUntil, Scheduler.Load load) {
     }
 
     private final Cache<String, Session> sessions;
@@ -52,14 +55,24 @@ final class SessionTable {
                 .build();
     }
 
-    /** The admitted session this cookie value stands for, or null for a new session. */
-    Session lookup(String cookieValue) {
+    /**
+     * The admitted session this cookie value stands for, or null for a new session. A cookie is checked for expiry
+     * on every request, also when this node has it in its table: an expired one is a new session.
+     *
+     * @param nowEpochSecond the clock's {@code epochSecond()} now
+     */
+    Session lookup(String cookieValue, long nowEpochSecond) {
         if (cookieValue == null) {
             return null;
         }
         Session s = sessions.getIfPresent(cookieValue);
         if (s != null) {
-            return s;
+            if (s.admittedUntil() > nowEpochSecond) {
+                return s;
+            }
+            sessions.invalidate(cookieValue);
+            cookieResults[TierCookies.Verified.Status.EXPIRED.ordinal()].increment();
+            return null;
         }
         SessionCookies.Verified v = cookies.verify(cookieValue);
         cookieResults[v.status().ordinal()].increment();
@@ -70,7 +83,7 @@ final class SessionTable {
         if (c < 0) {
             return null;
         }
-        s = new Session(c, v.sessionId(), v.admittedUntil());
+        s = new Session(c, v.sessionId(), v.admittedUntil(), new Scheduler.Load());
         sessions.put(cookieValue, s);
         return s;
     }
@@ -79,28 +92,32 @@ final class SessionTable {
      * The Set-Cookie header that renews an admitted session's cookie once half its validity has passed, or
      * null while it is fresh: an active session never reaches the end of its admission.
      */
-    String renewal(Session s) {
-        long now = clock.epochSecond();
-        if (s.admittedUntil() - now > maxAgeSeconds / 2) {
+    String renewal(Session s, long nowEpochSecond) {
+        if (s.admittedUntil() - nowEpochSecond > maxAgeSeconds / 2) {
             return null;
         }
-        return admit(s.classIndex(), s.id(), now);
+        return admit(s.classIndex(), s.id(), nowEpochSecond, s.load());
     }
 
-    /** Records a newly admitted session and returns the Set-Cookie header of its admission cookie. */
-    String admitNew(int classIndex) {
-        return admit(classIndex, SessionCookies.newSessionId(), clock.epochSecond());
+    /**
+     * Records a newly admitted session and returns the Set-Cookie header of its admission cookie.
+     *
+     * @param load its requests in flight (its first one), or null for a new count
+     */
+    String admitNew(int classIndex, Scheduler.Load load) {
+        return admit(classIndex, SessionCookies.newSessionId(), clock.epochSecond(),
+                load != null ? load : new Scheduler.Load());
     }
 
-    /** {@link #admitNew(int)} with an id already drawn ({@link SessionCookies#newSessionId()}). */
-    String admitNew(int classIndex, String id) {
-        return admit(classIndex, id, clock.epochSecond());
+    /** {@link #admitNew(int, Scheduler.Load)} with an id already drawn ({@link SessionCookies#newSessionId()}). */
+    String admitNew(int classIndex, String id, Scheduler.Load load) {
+        return admit(classIndex, id, clock.epochSecond(), load != null ? load : new Scheduler.Load());
     }
 
-    private String admit(int classIndex, String id, long now) {
+    private String admit(int classIndex, String id, long now, Scheduler.Load load) {
         long until = now + maxAgeSeconds;
         String value = cookies.issue(policy.classes().get(classIndex).name(), id, until);
-        sessions.put(value, new Session(classIndex, id, until));
+        sessions.put(value, new Session(classIndex, id, until, load));
         return cookies.setCookieHeader(value, until);
     }
 

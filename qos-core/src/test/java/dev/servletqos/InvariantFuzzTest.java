@@ -74,7 +74,7 @@ class InvariantFuzzTest {
                     .withMaxWait(Duration.ofMillis(50 + random.nextInt(500)))
                     .withDelayTarget(Duration.ofMillis(10 + random.nextInt(300)))
                     .withSessionRate(random.nextBoolean() ? 0 : 5 + random.nextInt(50)));
-            b.addRule(Rule.header(name, "X-Tier", name));
+            b.addRule(Rule.header(name, "X-Tier", name).asTrusted());
         }
         QosPolicy policy = b.build();
         QosEngine engine = QosEngine.create(policy, clock);

@@ -26,16 +26,18 @@ public final class ClassStatistics {
     private final long sessionsAdmitted;
     private final long sessionsRefusedQueued;
     private final long sessionsRefusedRate;
+    private final long sessionLimited;
+    private final long addressLimited;
     private final double meanWaitMillis;
     private final double p95WaitMillis;
 
     @ConstructorParameters({"name", "budget", "executing", "borrowed", "queued", "entered", "completed", "declined",
             "rejected", "expired", "cancelled", "queueFull", "sessionsAdmitted", "sessionsRefusedQueued",
-            "sessionsRefusedRate", "meanWaitMillis", "p95WaitMillis"})
+            "sessionsRefusedRate", "sessionLimited", "addressLimited", "meanWaitMillis", "p95WaitMillis"})
     public ClassStatistics(String name, int budget, int executing, int borrowed, int queued, long entered,
                            long completed, long declined, long rejected, long expired, long cancelled, long queueFull,
                            long sessionsAdmitted, long sessionsRefusedQueued, long sessionsRefusedRate,
-                           double meanWaitMillis, double p95WaitMillis) {
+                           long sessionLimited, long addressLimited, double meanWaitMillis, double p95WaitMillis) {
         this.name = name;
         this.budget = budget;
         this.executing = executing;
@@ -51,6 +53,8 @@ public final class ClassStatistics {
         this.sessionsAdmitted = sessionsAdmitted;
         this.sessionsRefusedQueued = sessionsRefusedQueued;
         this.sessionsRefusedRate = sessionsRefusedRate;
+        this.sessionLimited = sessionLimited;
+        this.addressLimited = addressLimited;
         this.meanWaitMillis = meanWaitMillis;
         this.p95WaitMillis = p95WaitMillis;
     }
@@ -61,8 +65,8 @@ public final class ClassStatistics {
         double p95 = waits.count() == 0 ? 0 : waits.quantile(0.95) * 1e3;
         return new ClassStatistics(c.name(), c.budget(), c.executing(), c.borrowed(), c.queued(), c.entered(),
                 c.completed(), c.declined(), c.rejected(), c.expired(), c.cancelled(), c.queueFull(),
-                c.sessionsAdmitted(), c.sessionsRefusedQueued(), c.sessionsRefusedRate(), c.meanWaitNanos() / 1e6,
-                p95);
+                c.sessionsAdmitted(), c.sessionsRefusedQueued(), c.sessionsRefusedRate(), c.sessionLimited(),
+                c.addressLimited(), c.meanWaitNanos() / 1e6, p95);
     }
 
     /** The class. */
@@ -138,6 +142,22 @@ public final class ClassStatistics {
     /** New sessions refused by the class's session rate. */
     public long getSessionsRefusedRate() {
         return sessionsRefusedRate;
+    }
+
+    /**
+     * Of the rejected, requests that would have waited while their session had {@code admission.max-per-session}
+     * requests executing and waiting.
+     */
+    public long getSessionLimited() {
+        return sessionLimited;
+    }
+
+    /**
+     * Of the rejected, requests that would have waited while {@code admission.max-queued-per-address} requests from
+     * their address waited.
+     */
+    public long getAddressLimited() {
+        return addressLimited;
     }
 
     /** Mean time a granted request waited for its permit, in milliseconds; 0 before the first grant. */

@@ -82,7 +82,7 @@ public final class MicrometerSampleSource implements SampleSource {
             queued += q;
             stats.add(new ClassStats(name, (int) gauge("qos.budget", t), 0, 0, 1, ex, 0, q,
                     count("qos.arrivals", t), outcome("completed", t), outcome("declined", t), outcome("rejected", t),
-                    outcome("expired", t), outcome("cancelled", t), 0, 0, 0, 0, 0, (long) wait.count(),
+                    outcome("expired", t), outcome("cancelled", t), 0, 0, 0, 0, 0, 0, 0, (long) wait.count(),
                     Math.round(wait.totalTime(TimeUnit.NANOSECONDS)), buckets,
                     Math.round(service.totalTime(TimeUnit.NANOSECONDS)), (long) service.count(),
                     count("qos.response.bytes", t), 0, 1, count("qos.rejections", t.and("reason", "session-level")),

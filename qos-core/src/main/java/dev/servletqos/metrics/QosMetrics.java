@@ -27,7 +27,8 @@ import java.util.function.ToDoubleFunction;
  * <ul>
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
- *   <li>{@code qos.rejections} (counter; {@code reason} = session-queued, session-rate, session-level, queue-full)</li>
+ *   <li>{@code qos.rejections} (counter; {@code reason} = session-queued, session-rate, session-level, queue-full,
+ *       session-limit, address-limit, and bucket for the token-bucket rules)</li>
  *   <li>{@code qos.sessions} (counter; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
@@ -152,6 +153,10 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     name, ClassStats::sessionsRefusedLevel);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "queue-full"),
                     name, ClassStats::queueFull);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-limit"),
+                    name, ClassStats::sessionLimited);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "address-limit"),
+                    name, ClassStats::addressLimited);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
                     ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,

@@ -289,6 +289,16 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
         return new ClassPolicy(name, c, queue, delay, admission, content);
     }
 
+    /**
+     * This resolved class with the session rate {@code perSecond} the policy defaults it to, and the bucket depth
+     * {@code givenBurst} or, when not given ({@link #UNSET}), the rate rounded up.
+     */
+    ClassPolicy withDefaultSessionRate(double perSecond, int givenBurst) {
+        int burst = givenBurst != UNSET ? givenBurst : (int) Math.max(1, Math.ceil(perSecond));
+        return withAdmission(new Admission(perSecond, burst, admission.totalQueuedTrigger(),
+                admission.higherQueuedTrigger()));
+    }
+
     private ClassPolicy withAdmission(Admission a) {
         return new ClassPolicy(name, capacity, queue, delay, a, content);
     }

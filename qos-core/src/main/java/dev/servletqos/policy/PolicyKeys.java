@@ -147,7 +147,14 @@ final class PolicyKeys {
                     + "engine computes.", QosPolicy.Builder::retryAfter),
             global("content.paths", LIST, NONE, "path patterns, as a path rule's values", "",
                     "Paths whose static content is served from a lighter tree below full content.",
-                    QosPolicy.Builder::contentPaths)));
+                    QosPolicy.Builder::contentPaths),
+            global("admission.max-per-session", INTEGER, of(String.valueOf(QosPolicy.DEFAULT_MAX_PER_SESSION)),
+                    "0 (no limit)..1000000", "requests", "Requests one session may have executing and waiting when "
+                    + "one more would wait; beyond it, 429.", QosPolicy.Builder::maxPerSession),
+            global("admission.max-queued-per-address", INTEGER,
+                    of(String.valueOf(QosPolicy.DEFAULT_MAX_QUEUED_PER_ADDRESS)), "0 (no limit)..1000000", "requests",
+                    "Requests from one client address waiting at once; beyond it, 429.",
+                    QosPolicy.Builder::maxQueuedPerAddress)));
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
@@ -169,7 +176,8 @@ final class PolicyKeys {
             perClass("delay-target", DURATION, of("1s"), "more than 0, at most 1h", "",
                     "Target queueing delay: the earliest-deadline deadline and the delay controller's reference.",
                     ClassPolicy::withDelayTarget),
-            perClass("session-rate", DECIMAL, of("0", "no limit"), "0..1e9", "new sessions per second",
+            perClass("session-rate", DECIMAL, computed("50 for the highest class with control.admission = triggers "
+                    + "unless it is default-class; else 0 (no limit)"), "0..1e9", "new sessions per second",
                     "Token bucket rate for admitting new sessions of the class.", ClassPolicy::withSessionRate),
             perClass("session-burst", INTEGER, computed("max(1, ⌈rate⌉)"), "1..1000000", "sessions",
                     "Depth of the new-session token bucket.", ClassPolicy::withSessionBurst),
@@ -227,7 +235,7 @@ final class PolicyKeys {
 
     static final Key<Rule, Rule.Type> RULE_TYPE = rule("type", RULE_TYPES, REQUIRED, RULE_TYPES.choiceList(), "",
             "What the rule looks at.",
-            (r, type) -> new Rule(type, r.values(), r.header(), r.serviceClass()));
+            (r, type) -> new Rule(type, r.values(), r.header(), r.serviceClass(), r.trusted()));
 
     /**
      * Keys {@code rule.<n>.*}, applied to a {@link Rule} that starts empty. Which keys a rule needs or
@@ -236,12 +244,16 @@ final class PolicyKeys {
     static final Section<Rule> RULE = new Section<>("rule.<n>.", List.of(
             RULE_TYPE,
             rule("value", LIST, NONE, "by type", "", "What the rule matches.",
-                    (r, values) -> new Rule(r.type(), values, r.header(), r.serviceClass())),
+                    (r, values) -> new Rule(r.type(), values, r.header(), r.serviceClass(), r.trusted())),
             rule("header", STRING, NONE, "a header name", "", "For header rules: the request header to look at.",
-                    (r, header) -> new Rule(r.type(), r.values(), header, r.serviceClass())),
+                    (r, header) -> new Rule(r.type(), r.values(), header, r.serviceClass(), r.trusted())),
             rule("class", STRING, computed("required, except for tier-cookie"), "one of classes", "",
                     "The class of matching requests.",
-                    (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass))));
+                    (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass, r.trusted())),
+            rule("trusted", BOOLEAN, of("false"), "", "",
+                    "For path, host and header rules: whether the rule gives a session its class (a credential), "
+                    + "not only lowers requests.",
+                    (r, trusted) -> new Rule(r.type(), r.values(), r.header(), r.serviceClass(), trusted))));
 
     private static final ValueType<BucketControl.Law> BUCKET_LAWS = ValueType.oneOf("bucket law",
             BucketControl.Law.values(), BucketControl.Law::key);

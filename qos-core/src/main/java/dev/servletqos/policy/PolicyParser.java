@@ -414,7 +414,11 @@ public final class PolicyParser {
             unused(k + "class", "a tier-cookie rule takes its class from the cookie");
             unused(k + "value", "a tier-cookie rule has no value");
             unused(k + "header", "only header rules name a header");
+            unused(k + "trusted", "a tier-cookie rule is a credential already");
             return r;
+        }
+        if (type == Rule.Type.IP) {
+            unused(k + "trusted", "an ip rule is a credential already");
         }
         if (type != Rule.Type.HEADER) {
             unused(k + "header", "only header rules name a header");

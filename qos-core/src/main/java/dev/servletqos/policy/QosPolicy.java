@@ -86,6 +86,8 @@ public final class QosPolicy {
     private final int higherQueuedTrigger;
     private final int rejectStatus;
     private final Duration retryAfter;
+    private final int maxPerSession;
+    private final int maxQueuedPerAddress;
     private final ControlPolicy control;
     private final List<BucketPolicy> buckets;
     private final BucketControl bucketControl;
@@ -126,6 +128,8 @@ public final class QosPolicy {
         this.higherQueuedTrigger = b.higherQueuedTrigger;
         this.rejectStatus = b.rejectStatus;
         this.retryAfter = b.retryAfter;
+        this.maxPerSession = b.maxPerSession;
+        this.maxQueuedPerAddress = b.maxQueuedPerAddress;
         this.control = control;
         this.buckets = List.copyOf(b.buckets);
         this.bucketControl = b.bucketControl;
@@ -135,6 +139,25 @@ public final class QosPolicy {
         this.givenContentPaths = b.contentPaths;
         this.givenContentPrefixes = Collections.unmodifiableSortedMap(new TreeMap<>(b.contentPrefixes));
     }
+
+    /**
+     * Default {@code session-rate} of the highest class, in new sessions per second (bucket depth the same), when it
+     * is not the default class and admission is by triggers ({@code control.admission = triggers}); with automatic
+     * admission the admission law sets every class's rate.
+     */
+    public static final double DEFAULT_TOP_SESSION_RATE = 50;
+
+    /**
+     * Default of {@code admission.max-per-session}: a browser opens at most six HTTP/1.1 connections to a host, so
+     * eight requests at once of one session that must wait are a client sharing its cookie, or one that does not
+     * wait for its answers.
+     */
+    public static final int DEFAULT_MAX_PER_SESSION = 8;
+    /**
+     * Default of {@code admission.max-queued-per-address}: a tenth of one class's default queue, so that one
+     * address (a cookie-less flood) cannot fill the queues.
+     */
+    public static final int DEFAULT_MAX_QUEUED_PER_ADDRESS = 100;
 
     /** The ceiling of {@code max-executing} when the policy gives none: Tomcat's and Jetty's default thread pools. */
     public static final int DEFAULT_CEILING = 200;
@@ -176,6 +199,8 @@ public final class QosPolicy {
         b.higherQueuedTrigger = higherQueuedTrigger;
         b.rejectStatus = rejectStatus;
         b.retryAfter = retryAfter;
+        b.maxPerSession = maxPerSession;
+        b.maxQueuedPerAddress = maxQueuedPerAddress;
         b.control = givenControl;
         b.buckets.addAll(buckets);
         b.bucketControl = bucketControl;
@@ -329,6 +354,22 @@ public final class QosPolicy {
         return retryAfter;
     }
 
+    /**
+     * The most requests one admitted session may have executing and waiting at once when one more would have to
+     * wait ({@code admission.max-per-session}); 0 = no limit; default {@value #DEFAULT_MAX_PER_SESSION}.
+     */
+    public int maxPerSession() {
+        return maxPerSession;
+    }
+
+    /**
+     * The most requests from one client address that may wait at once ({@code admission.max-queued-per-address});
+     * 0 = no limit; default {@value #DEFAULT_MAX_QUEUED_PER_ADDRESS}.
+     */
+    public int maxQueuedPerAddress() {
+        return maxQueuedPerAddress;
+    }
+
     /** The feedback controller's settings ({@code control.*}); default: off. */
     public ControlPolicy control() {
         return control;
@@ -375,8 +416,8 @@ public final class QosPolicy {
         return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules,
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
-                higherQueuedTrigger, rejectStatus, retryAfter, control, buckets, bucketControl, virtualServers,
-                virtualServerPlan, contentTrees);
+                higherQueuedTrigger, rejectStatus, retryAfter, maxPerSession, maxQueuedPerAddress, control, buckets,
+                bucketControl, virtualServers, virtualServerPlan, contentTrees);
     }
 
     @Override
@@ -415,6 +456,8 @@ public final class QosPolicy {
         private int higherQueuedTrigger;
         private int rejectStatus = 503;
         private Duration retryAfter = Duration.ofSeconds(10);
+        private int maxPerSession = DEFAULT_MAX_PER_SESSION;
+        private int maxQueuedPerAddress = DEFAULT_MAX_QUEUED_PER_ADDRESS;
         private ControlPolicy control = ControlPolicy.DEFAULTS;
         private List<String> contentPaths = List.of();
         private final SortedMap<Integer, String> contentPrefixes = new TreeMap<>();
@@ -569,6 +612,21 @@ public final class QosPolicy {
             return this;
         }
 
+        /** {@code admission.max-per-session}: 0 (no limit) or more; default {@value #DEFAULT_MAX_PER_SESSION}. */
+        public Builder maxPerSession(int n) {
+            this.maxPerSession = n;
+            return this;
+        }
+
+        /**
+         * {@code admission.max-queued-per-address}: 0 (no limit) or more; default
+         * {@value #DEFAULT_MAX_QUEUED_PER_ADDRESS}.
+         */
+        public Builder maxQueuedPerAddress(int n) {
+            this.maxQueuedPerAddress = n;
+            return this;
+        }
+
         /** The controller's settings; default {@link ControlPolicy#DEFAULTS} (off). */
         public Builder control(ControlPolicy c) {
             this.control = c;
@@ -691,6 +749,15 @@ public final class QosPolicy {
             ControlPolicy.Admission admission = control.admission() != null ? control.admission()
                     : anyTrigger || given ? ControlPolicy.Admission.TRIGGERS : ControlPolicy.Admission.AUTO;
             ControlPolicy resolvedControl = control.withCapacity(capacity).withAdmission(admission);
+            String lowest = defaultClass != null ? defaultClass : resolved.get(resolved.size() - 1).name();
+            if (admission == ControlPolicy.Admission.TRIGGERS && !resolved.get(0).name().equals(lowest)
+                    && Double.isNaN(classes.get(0).admission().sessionRate())) {
+                // no trigger refuses the highest class, and its credentials can be shared (one tier cookie copied
+                // to a botnet makes a premium session per request): it gets a session rate unless the policy gives
+                // one, 0 (no limit) included
+                resolved.set(0, resolved.get(0).withDefaultSessionRate(DEFAULT_TOP_SESSION_RATE,
+                        classes.get(0).admission().sessionBurst()));
+            }
             int reserves = 0;
             for (ClassPolicy c : resolved) {
                 reserves += c.capacity().reserve();
@@ -757,6 +824,10 @@ public final class QosPolicy {
                     "must be 503 or 429");
             ClassPolicy.check(retryAfter != null && !retryAfter.isNegative() && retryAfter.getSeconds() <= 86_400,
                     "admission.retry-after", retryAfter, "must be 0s..1d");
+            ClassPolicy.check(maxPerSession >= 0 && maxPerSession <= 1_000_000, "admission.max-per-session",
+                    maxPerSession, "must be 0 (no limit)..1000000");
+            ClassPolicy.check(maxQueuedPerAddress >= 0 && maxQueuedPerAddress <= 1_000_000,
+                    "admission.max-queued-per-address", maxQueuedPerAddress, "must be 0 (no limit)..1000000");
             resolvedControl.check(classes.size());
             int maxLevels = 1;
             for (ClassPolicy c : resolved) {

@@ -31,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The behaviour every servlet-qos adapter must show, over real HTTP/1.1 on 127.0.0.1: strict priority with
  * waiting requests holding no worker thread, 503 with {@code Retry-After} on a full queue and after the maximum
  * wait, permits released after application exceptions, asynchronous applications and clients that hang up,
- * session admission by queue triggers, the body of a parked request still readable after it resumes, content levels
- * (the request attribute, the degraded tree behind the same URL, refusal at level 0), and, after
+ * session admission by queue triggers, no class raised by a path or a client's header, 429 for a session's requests
+ * beyond its limit, the body of a parked request still readable after it resumes, content levels (the request
+ * attribute, the degraded tree behind the same URL, refusal at level 0), and, after
  * every test, nothing executing, nothing parked, no worker thread busy and every class's counters reconciling.
  *
  * <h2>How to run it against an adapter</h2>
@@ -90,6 +91,7 @@ public abstract class AdapterBehaviourSuite {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             """;
 
     /** Connector threads in every scenario: enough for the permits and the resumes, far fewer than the requests. */
@@ -346,6 +348,43 @@ public abstract class AdapterBehaviourSuite {
         assertEquals(200, p1.get().statusCode());
         assertEquals(200, p2.get().statusCode());
         assertEquals(1, server.snapshot().get("basic").sessionsRefusedQueued());
+    }
+
+    /**
+     * Issue 11: a path or client-sent header rule gives no session a class its credentials do not (the admission
+     * cookie of a cookie-less request to a "premium" path is basic on every path), a trusted header rule still
+     * does, and one session's request beyond {@code admission.max-per-session} that would wait gets a 429 with
+     * {@code Retry-After} and no cookie.
+     */
+    @Test
+    protected void pathAndHeaderRulesRaiseNoSessionAndASessionsExtraRequestsGet429() throws Exception {
+        start("max-executing = 1\nadmission.max-per-session = 1\nadmission.retry-after = 30s\n"
+                + "rule.2.type = path\nrule.2.value = /work\nrule.2.class = premium\n"
+                + "rule.3.type = header\nrule.3.header = X-Plan\nrule.3.value = gold\nrule.3.class = premium\n");
+        HttpResponse<String> first = client.send(request("/work").header("X-Plan", "gold").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals("ok basic", first.body(), "a premium path and X-Plan: gold, without credentials");
+        String setCookie = first.headers().firstValue("Set-Cookie").orElseThrow();
+        assertTrue(setCookie.startsWith("QOSSESSION=v2.basic."), setCookie);
+        String session = setCookie.substring(0, setCookie.indexOf(';'));
+        assertEquals("ok basic", client.send(request("/work").header("Cookie", session).header("X-Plan", "gold")
+                .build(), HttpResponse.BodyHandlers.ofString()).body(), "the admission cookie stays basic");
+        HttpResponse<String> trusted = client.send(request("/work").header("X-Tier", "premium").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals("ok premium", trusted.body(), "the trusted header rule is a credential");
+        assertEquals(1, server.snapshot().get("premium").sessionsAdmitted());
+
+        CompletableFuture<HttpResponse<String>> holding = send(request("/work?ms=1500").header("Cookie", session)
+                .build());
+        awaitState("the session's request runs", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        HttpResponse<String> second = client.send(request("/work").header("Cookie", session)
+                .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(429, second.statusCode());
+        assertRetryAfter(30, second);
+        assertTrue(second.body().contains("\"reason\":\"session-limit\""), second.body());
+        assertNoAdmissionCookie(second);
+        assertEquals(200, holding.get().statusCode());
+        assertEquals(1, server.snapshot().get("basic").sessionLimited());
     }
 
     @Test

@@ -38,6 +38,7 @@ class QosHandlerConfigurationTest {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             """;
 
     @TempDir
@@ -170,7 +171,7 @@ class QosHandlerConfigurationTest {
                 .addClass(ClassPolicy.named("gold").withBudget(2))
                 .addClass(ClassPolicy.named("rest").withBudget(2))
                 .maxExecuting(4)
-                .addRule(Rule.header("gold", "X-Tier", "gold"))
+                .addRule(Rule.header("gold", "X-Tier", "gold").asTrusted())
                 .build();
         EmbeddedJetty jetty = new EmbeddedJetty(new QosHandler(policy), 24);
         try {
