@@ -172,8 +172,8 @@ final class ShopServlets {
 
     /**
      * {@code GET /item?id=N}: a product page. Full: the product, stock and recommendations (80 ms of back end)
-     * and two full images. Degraded ({@link ContentLevel}): the cached summary (30 ms) and one degraded image.
-     * Puts the product in the session's cart.
+     * and two full images. Degraded ({@link ContentLevel}): the cached summary (10 ms, an eighth) and one
+     * degraded image. Puts the product in the session's cart.
      */
     static final class Item extends Page {
         private static final long serialVersionUID = 1L;
