@@ -12,9 +12,13 @@ import dev.servletqos.policy.ControlPolicy.UtilizationSource;
  *
  * with {@code R} the requests completed per second, {@code W} their response bytes per second and {@code D}
  * the requests refused per second (the rejection cost {@code c} of eq. 2: refusing a request costs something
- * too). {@code a}, {@code b} and {@code c} are fitted each period by {@link RecursiveLeastSquares} (forgetting
- * factor {@value #FORGETTING}: a memory of about 50 periods, so the fit follows a server whose costs drift)
- * against the measured utilization, and kept at 0 or more. The fitted model then gives each class's share,
+ * too). {@code a} and {@code b} are fitted each period by {@link RecursiveLeastSquares} (forgetting factor
+ * {@value #FORGETTING}: a memory of about 50 periods, so the fit follows a server whose costs drift) against the
+ * measured utilization less {@code c D}, and kept at 0 or more. {@code c} is given
+ * ({@code control.utilization.rejection-cost}), measured as paper 000 did: the utilization while every request
+ * is refused over the refusals per second. Fitting it with {@code a} and {@code b} was tried: in the simulator
+ * (refusals costing 0.05 ms of utilization each) it came out ten times too high, the refusals rising and falling
+ * with the load, and the rejection overhead of the classes below (000 section 5.2) took premium's whole target. The fitted model then gives each class's share,
  * {@code U_k = a R_k + b W_k + c D_k}, which no sensor measures, and a utilization free of the measurement's
  * noise (the paper's reason for using it as the feedback).
  *
@@ -40,6 +44,7 @@ public final class UtilizationEstimator {
     public static final double SOURCE_WEIGHT = 0.4;
 
     private final UtilizationSource configured;
+    private final double rejectionCost;
     private RecursiveLeastSquares fit = newFit();
     private UtilizationSource used;
     private double cpuAverage = Double.NaN;
@@ -48,14 +53,18 @@ public final class UtilizationEstimator {
     private double estimated = Double.NaN;
     private int switches;
 
-    /** @param source which utilization to fit: cpu, occupancy or auto */
-    public UtilizationEstimator(UtilizationSource source) {
+    /**
+     * @param source        which utilization to fit: cpu, occupancy or auto
+     * @param rejectionCost {@code c}: the utilization one refused request per second costs, in seconds (0 or more)
+     */
+    public UtilizationEstimator(UtilizationSource source, double rejectionCost) {
         this.configured = java.util.Objects.requireNonNull(source, "source");
+        this.rejectionCost = Math.max(0, rejectionCost);
         this.used = source == UtilizationSource.AUTO ? null : source;
     }
 
     private static RecursiveLeastSquares newFit() {
-        return new RecursiveLeastSquares(3, FORGETTING, 0, INITIAL_COVARIANCE);
+        return new RecursiveLeastSquares(2, FORGETTING, 0, INITIAL_COVARIANCE);
     }
 
     /**
@@ -71,12 +80,13 @@ public final class UtilizationEstimator {
         choose(cpu, occupancy);
         double y = used == UtilizationSource.CPU ? cpu : occupancy;
         double[] q = regressors(sample);
-        if (Double.isFinite(y) && (q[0] > 0 || q[2] > 0)) {
-            fit.update(q, y);
+        double refused = refusals(sample);
+        if (Double.isFinite(y) && q[0] > 0) {
+            fit.update(q, y - rejectionCost * refused);
             fit.clampBelow(0);
         }
         measured = y;
-        estimated = fit.predict(q);
+        estimated = fit.predict(q) + rejectionCost * refused;
         return y;
     }
 
@@ -130,13 +140,19 @@ public final class UtilizationEstimator {
     private static double[] regressors(Sample sample) {
         double r = 0;
         double w = 0;
-        double d = 0;
         for (ClassSample c : sample.classes()) {
             r += finite(c.completions());
             w += finite(c.bytes());
+        }
+        return new double[] {r, w / BYTES_SCALE};
+    }
+
+    private static double refusals(Sample sample) {
+        double d = 0;
+        for (ClassSample c : sample.classes()) {
             d += finite(c.refusals());
         }
-        return new double[] {r, w / BYTES_SCALE, d};
+        return d;
     }
 
     private static double finite(double x) {
@@ -158,9 +174,9 @@ public final class UtilizationEstimator {
         return fit.parameters()[1] / BYTES_SCALE;
     }
 
-    /** The fitted cost of refusing a request (seconds per request), paper 000's {@code c}. */
+    /** The cost of refusing a request (seconds per request), paper 000's {@code c}, as given. */
     public double c() {
-        return fit.parameters()[2];
+        return rejectionCost;
     }
 
     /** The last period's measured utilization, 0..1, NaN if it measured none. */

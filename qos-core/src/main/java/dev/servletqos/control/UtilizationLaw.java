@@ -18,9 +18,14 @@ import java.util.List;
  * </pre>
  *
  * with {@code U*} the target ({@code control.utilization.target}) and {@code A_l} the requests class {@code l}
- * offers per second (what refusing them all would cost). So the whole capacity is the top class's, what it
- * leaves is the next class's (excess capacity shared), and a class is degraded only once every class below it
- * is at level 0 or its target is spent: higher classes are degraded last.
+ * offers per second (what refusing them all would cost). Level 0 refuses new sessions only: a class at level 0
+ * still has its admitted sessions, served at level 1 to their end, and while they last the server runs above the
+ * target by their load (the classes above are not degraded for them: in the simulator, 0.62 for a target of
+ * 0.58 while premium alone was above it; leaving them their load cost premium content while its own load was
+ * within the target, and was left out). So the whole
+ * capacity is the top class's, what it leaves is the next class's (excess capacity shared), and a class is
+ * degraded only once every class below it is at level 0 or its target is spent: higher classes are degraded
+ * last.
  *
  * <p><b>Gains by the gain-margin rule</b> (000 section 4.4). The plant is a static gain with the dead time of
  * half a period, {@code P(s) = p_max e^(-sT/2)}, and the PI is {@code Kp (1 + Ki/s)}; with the controller's
@@ -34,11 +39,15 @@ import java.util.List;
  * applied each period in incremental form, {@code m(j) = m(j-1) + Kp ((1 + Ki T) e(j) - e(j-1))},
  * {@code e = U*_k - U_k}. The plant gain is the paper's largest, that of a pure admission actuator,
  * {@code p_max = dU/df = U_accept - c A} (eq. 3), recomputed every period from the class's offered requests
- * {@code A_k} and its cost per request at full content (learned while the class was at full content, the
- * model's {@code (a R_k + b W_k) / R_k}, averaged with weight 0.3): {@code p_max = A_k (cost - c)}, at least
- * {@value #MIN_PLANT_GAIN}. Between two levels the plant's gain is at most this (a lighter level costs less), so
- * the loop is stable on every level and slowest where the levels differ least. With {@code G = 4} and the plant
- * at {@code p_max}, the error decays with poles 0.53 and -0.41 (2 % in 7 periods).
+ * {@code A_k} and its cost per request at full content (the model's {@code (a R_k + b W_k) / R_k} in periods the
+ * class spent at full content, averaged with weight 0.3): {@code p_max = A_k (cost_M - c)}, at least
+ * {@value #MIN_PLANT_GAIN}. Between two levels the plant's gain is less (a lighter level costs less): on the
+ * segment {@code [I, I+1]} it is {@code A_k (cost_{I+1} - cost_I)}, and the law designs for that once it has seen
+ * both costs (a period spent wholly at a level; the rule below holds a class at level 1 for a period before it
+ * refuses, so the lightest level's cost is known when refusing starts; {@link #plantGain}); with degraded content
+ * at an eighth, the segment below level 1 has an eighth of {@code p_max}'s gain, and designed for {@code p_max}
+ * the loop would take eight times as long there. With {@code G = 4} and the plant at the gain designed for, the
+ * error decays with poles 0.53 and -0.41 (2 % in 7 periods).
  *
  * <p><b>Anti-windup</b>: each period starts from the level in force (the engine clamps to [0, M]), and the
  * output is clamped to [0, M]: a class held at full content below its target does not store up error. <b>Level 0
@@ -63,13 +72,14 @@ final class UtilizationLaw implements LevelLaw {
     private final UtilizationEstimator estimator;
     private String[] names;
     private double[] lastError;
-    private double[] fullCost;
+    /** Per class, per content level 0..M: the model's cost of a request served at that level (NaN: not seen). */
+    private double[][] levelCost;
     private volatile UtilizationStatus status;
 
     UtilizationLaw(Degradation d) {
         this.target = d.target();
         this.gainMargin = d.gainMargin();
-        this.estimator = new UtilizationEstimator(d.source());
+        this.estimator = new UtilizationEstimator(d.source(), d.rejectionCost());
         this.status = new UtilizationStatus("pi", null, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
                 Double.NaN, Double.NaN, List.of());
     }
@@ -85,9 +95,8 @@ final class UtilizationLaw implements LevelLaw {
         if (!ControlLaws.sameClasses(names, current)) {
             names = ControlLaws.names(current);
             lastError = new double[n];
-            fullCost = new double[n];
+            levelCost = new double[n][];
             java.util.Arrays.fill(lastError, Double.NaN);
-            java.util.Arrays.fill(fullCost, Double.NaN);
         }
         estimator.update(sample);
         double c = estimator.c();
@@ -114,20 +123,25 @@ final class UtilizationLaw implements LevelLaw {
             ClassSample cs = ControlLaws.classSample(sample, k, names[k]);
             double below = 0;
             for (int l = k + 1; l < n; l++) {
-                below += c * offered[l];
+                below += c * offered[l]; // what refusing all of a lower class costs
             }
             double goal = target - above - below;
             double e = goal - u[k];
             int max = Math.max(1, cls.levels());
             double m = Math.max(0, Math.min(max, Double.isFinite(cls.level()) ? cls.level() : max));
-            double served = cs == null ? 0 : finite(cs.completions());
-            if (m >= max && served > 0) {
-                double cost = (estimator.a() * served + estimator.b() * finite(cs.bytes())) / served;
-                fullCost[k] = Double.isFinite(fullCost[k]) ? COST_WEIGHT * cost + (1 - COST_WEIGHT) * fullCost[k]
-                        : cost;
+            if (levelCost[k] == null || levelCost[k].length != max + 1) {
+                levelCost[k] = new double[max + 1];
+                java.util.Arrays.fill(levelCost[k], Double.NaN);
             }
-            double p = Double.isFinite(fullCost[k]) ? offered[k] * (fullCost[k] - c) : u[k];
-            p = Math.max(MIN_PLANT_GAIN, p);
+            double served = cs == null ? 0 : finite(cs.completions());
+            if (m == Math.rint(m) && m >= 1 && served > 0) {
+                // the whole period at one level: what a request at that level costs
+                double cost = (estimator.a() * served + estimator.b() * finite(cs.bytes())) / served;
+                double[] lc = levelCost[k];
+                int l = (int) m;
+                lc[l] = Double.isFinite(lc[l]) ? COST_WEIGHT * cost + (1 - COST_WEIGHT) * lc[l] : cost;
+            }
+            double p = plantGain(levelCost[k], m, offered[k], c, u[k]);
             double kp = proportionalGain(p, gainMargin);
             double previous = Double.isFinite(lastError[k]) ? lastError[k] : e;
             double raw = m + kp * ((1 + KI_T) * e - previous);
@@ -144,6 +158,38 @@ final class UtilizationLaw implements LevelLaw {
         }
         publish(levels);
         return next == current ? current : next.withSource(Settings.Source.CONTROLLER);
+    }
+
+    /**
+     * The plant gain {@code dU/dm} to design for at level {@code m}: on the segment {@code [I, I+1]} it is
+     * {@code A (cost_{I+1} - cost_I)} ({@code cost_0 = c}: a refused request); a cost not seen yet is bounded by
+     * the nearest seen above (lighter content costs less), and failing that the slope is the paper's
+     * {@code p_max = A (cost_M - c)}. At a whole level, the steeper of the two segments beside it. Before
+     * anything is known, the class's utilization (a class at full content with all of it at stake).
+     */
+    static double plantGain(double[] cost, double m, double offered, double c, double utilization) {
+        int max = cost.length - 1;
+        double p;
+        if (!Double.isFinite(cost[max])) {
+            p = utilization;
+        } else if (m == Math.rint(m)) {
+            int l = (int) m;
+            p = Math.max(l > 0 ? slope(cost, l - 1, offered, c) : 0, l < max ? slope(cost, l, offered, c) : 0);
+        } else {
+            p = slope(cost, (int) Math.floor(m), offered, c);
+        }
+        return Math.max(MIN_PLANT_GAIN, p);
+    }
+
+    /** {@code A (cost_{i+1} - cost_i)}, unknown costs bounded: see {@link #plantGain}. */
+    private static double slope(double[] cost, int i, double offered, double c) {
+        int max = cost.length - 1;
+        double upper = Double.NaN;
+        for (int l = i + 1; l <= max && !Double.isFinite(upper); l++) {
+            upper = cost[l];
+        }
+        double lower = i == 0 ? c : Double.isFinite(cost[i]) ? cost[i] : c;
+        return offered * (upper - lower);
     }
 
     private void publish(List<UtilizationStatus.ClassLevel> levels) {

@@ -15,7 +15,7 @@ import java.util.List;
  *                  mode's exponential average of it; NaN when not watched
  * @param a         the fitted cost of a completed request, seconds (utilization per request per second)
  * @param b         the fitted cost of a response byte, seconds
- * @param c         the fitted cost of a refused request, seconds
+ * @param c         the cost of a refused request, seconds (as given: {@code control.utilization.rejection-cost})
  * @param classes   per class, highest priority first
  */
 public record UtilizationStatus(String law, String source, double measured, double estimated, double smoothed,

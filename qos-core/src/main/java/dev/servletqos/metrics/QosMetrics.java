@@ -41,7 +41,7 @@ import java.util.function.ToDoubleFunction;
  *       {@code qos.control.saturated} (counter per class: periods that were saturated);
  *       {@code qos.control.periods} and {@code qos.control.failures} (counters, no class)</li>
  *   <li>{@code qos.control.utilization} (the measured utilization, cpu or occupancy), {@code .estimated} (by
- *       the fitted model {@code a R + b W + c D}), {@code .a}, {@code .b}, {@code .c} (the fitted costs, seconds
+ *       the fitted model {@code a R + b W + c D}), {@code .a}, {@code .b}, {@code .c} (the costs, seconds
  *       per request, per byte, per refusal), {@code .smoothed} and {@code .network} (threshold mode's averages),
  *       gauges without class; {@code qos.control.utilization.class} and {@code .target} (gauges per class: its
  *       utilization by the model and its target); all NaN while {@code control.degradation = none}</li>
@@ -204,7 +204,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                 + "period", UtilizationStatus::estimated);
         utilization("qos.control.utilization.a", "Fitted cost of a completed request (seconds)", UtilizationStatus::a);
         utilization("qos.control.utilization.b", "Fitted cost of a response byte (seconds)", UtilizationStatus::b);
-        utilization("qos.control.utilization.c", "Fitted cost of a refused request (seconds)", UtilizationStatus::c);
+        utilization("qos.control.utilization.c", "Cost of a refused request (seconds; "
+                + "control.utilization.rejection-cost)", UtilizationStatus::c);
         utilization("qos.control.utilization.smoothed", "Threshold mode's exponential average of the utilization",
                 UtilizationStatus::smoothed);
         utilization("qos.control.utilization.network", "Threshold mode's exponential average of the network "

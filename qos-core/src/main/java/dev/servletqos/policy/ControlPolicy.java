@@ -211,10 +211,17 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
      * @param networkCapacity {@code control.network.capacity}: the bytes per second the network carries at
      *                        most (network utilization = response bytes per second over it); 0 (default): the
      *                        network is not watched
+     * @param rejectionCost   {@code control.utilization.rejection-cost}: paper 000's {@code c}, the utilization one
+     *                        refused request per second costs, in seconds (the key is in milliseconds); measured as
+     *                        the paper did, the utilization while every request is refused over the refusals per
+     *                        second; default 0 (refusals cost nothing)
+     * @param interval        {@code control.threshold.interval}: threshold mode's measurement interval, over which
+     *                        the periods' utilization is averaged before it enters the exponential average;
+     *                        default 40 s (paper 003)
      */
     public record Degradation(DegradationLaw law, UtilizationSource source, double target, double gainMargin,
                               double high, double low, double networkHigh, double networkLow, double weight,
-                              long networkCapacity) {
+                              long networkCapacity, double rejectionCost, Duration interval) {
 
         /** Paper 000's schedulable utilization bound (section 4.1): deadlines are met at or below it. */
         public static final double DEFAULT_TARGET = 0.58;
@@ -229,53 +236,69 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
         /** Paper 003's weight of exponential averaging. */
         public static final double DEFAULT_WEIGHT = 0.4;
 
+        /** Paper 003's measurement interval. */
+        public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(40);
+
         /** Every setting at its default: no degradation. */
         public static final Degradation DEFAULTS = new Degradation(DegradationLaw.NONE, UtilizationSource.AUTO,
                 DEFAULT_TARGET, DEFAULT_GAIN_MARGIN, DEFAULT_HIGH, DEFAULT_LOW, DEFAULT_NETWORK_HIGH,
-                DEFAULT_NETWORK_LOW, DEFAULT_WEIGHT, 0);
+                DEFAULT_NETWORK_LOW, DEFAULT_WEIGHT, 0, 0, DEFAULT_INTERVAL);
 
         public Degradation {
             Objects.requireNonNull(law, "law");
             Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(interval, "interval");
+        }
+
+        /** @param seconds the utilization one refused request per second costs, in seconds */
+        public Degradation withRejectionCost(double seconds) {
+            return new Degradation(law, source, target, gainMargin, high, low, networkHigh, networkLow, weight,
+                    networkCapacity, seconds, interval);
+        }
+
+        public Degradation withInterval(Duration d) {
+            return new Degradation(law, source, target, gainMargin, high, low, networkHigh, networkLow, weight,
+                    networkCapacity, rejectionCost, d);
         }
 
         public Degradation withLaw(DegradationLaw l) {
             return new Degradation(l, source, target, gainMargin, high, low, networkHigh, networkLow, weight,
-                    networkCapacity);
+                    networkCapacity, rejectionCost, interval);
         }
 
         public Degradation withSource(UtilizationSource s) {
             return new Degradation(law, s, target, gainMargin, high, low, networkHigh, networkLow, weight,
-                    networkCapacity);
+                    networkCapacity, rejectionCost, interval);
         }
 
         public Degradation withTarget(double t) {
             return new Degradation(law, source, t, gainMargin, high, low, networkHigh, networkLow, weight,
-                    networkCapacity);
+                    networkCapacity, rejectionCost, interval);
         }
 
         public Degradation withGainMargin(double g) {
             return new Degradation(law, source, target, g, high, low, networkHigh, networkLow, weight,
-                    networkCapacity);
+                    networkCapacity, rejectionCost, interval);
         }
 
         public Degradation withThresholds(double h, double l) {
             return new Degradation(law, source, target, gainMargin, h, l, networkHigh, networkLow, weight,
-                    networkCapacity);
+                    networkCapacity, rejectionCost, interval);
         }
 
         public Degradation withNetworkThresholds(double h, double l) {
-            return new Degradation(law, source, target, gainMargin, high, low, h, l, weight, networkCapacity);
+            return new Degradation(law, source, target, gainMargin, high, low, h, l, weight, networkCapacity,
+                    rejectionCost, interval);
         }
 
         public Degradation withWeight(double w) {
             return new Degradation(law, source, target, gainMargin, high, low, networkHigh, networkLow, w,
-                    networkCapacity);
+                    networkCapacity, rejectionCost, interval);
         }
 
         public Degradation withNetworkCapacity(long bytesPerSecond) {
             return new Degradation(law, source, target, gainMargin, high, low, networkHigh, networkLow, weight,
-                    bytesPerSecond);
+                    bytesPerSecond, rejectionCost, interval);
         }
 
         /** Checks every setting; messages name the key. */
@@ -295,6 +318,11 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
                     "must be more than 0, at most 1");
             ClassPolicy.check(networkCapacity >= 0, "control.network.capacity", networkCapacity,
                     "must be 0 (not watched) or more bytes per second");
+            ClassPolicy.check(rejectionCost >= 0 && rejectionCost <= 1, "control.utilization.rejection-cost",
+                    rejectionCost * 1000, "must be 0..1000 (milliseconds)");
+            ClassPolicy.check(interval.compareTo(Duration.ofMillis(100)) >= 0
+                    && interval.compareTo(Duration.ofMinutes(10)) <= 0, "control.threshold.interval", interval,
+                    "must be 100ms..10m");
         }
     }
 

@@ -258,6 +258,12 @@ final class PolicyKeys {
             control("threshold.weight", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_WEIGHT)),
                     "more than 0, at most 1", "", "The newest period's weight in threshold mode's averages.",
                     (c, v) -> c.withDegradation(c.degradation().withWeight(v))),
+            control("utilization.rejection-cost", DECIMAL, of("0", "refusals cost nothing"), "0..1000", "ms",
+                    "Paper 000's c: the utilization one refused request per second costs.",
+                    (c, v) -> c.withDegradation(c.degradation().withRejectionCost(v / 1000))),
+            control("threshold.interval", DURATION, of("40s"), "100ms..10m", "",
+                    "Threshold mode's measurement interval, averaged before the exponential average.",
+                    (c, v) -> c.withDegradation(c.degradation().withInterval(v))),
             control("network.capacity", LONG, of("0", "the network is not watched"), "0..", "bytes/s",
                     "The bytes per second the network carries at most, for the network utilization.",
                     (c, v) -> c.withDegradation(c.degradation().withNetworkCapacity(v)))));

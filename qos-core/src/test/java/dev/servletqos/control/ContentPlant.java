@@ -70,8 +70,13 @@ final class ContentPlant {
         return cpu;
     }
 
-    /** The sample of one period at the levels in force. */
+    /**
+     * The sample of one period at the levels in force. A server asked for more than its cores completes only what
+     * they can: above a load of 1 every class's completions and bytes are scaled down by the load.
+     */
     Sample sample(Settings s) {
+        double load = utilization(s);
+        double done = load > 1 ? 1 / load : 1;
         List<ClassSample> classes = new ArrayList<>();
         double cpu = 0;
         for (int k = 0; k < loads.size(); k++) {
@@ -93,8 +98,8 @@ final class ContentPlant {
                 refused = i == 0 ? l.rate * (1 - f) : 0;
             }
             cpu += classCpu(l, levels, m) / cores;
-            classes.add(new ClassSample(l.name, 8, l.rate, served, served, refused, 0, WaitHistogram.empty(), 0.01,
-                    bytes, 0, 0, 0, 0, 0, 0));
+            classes.add(new ClassSample(l.name, 8, l.rate, served * done, served * done, refused, 0,
+                    WaitHistogram.empty(), 0.01, bytes * done, 0, 0, 0, 0, 0, 0));
         }
         lastUtilization = cpu;
         double measured = Math.max(0, Math.min(1, cpu + noise * random.nextGaussian()));

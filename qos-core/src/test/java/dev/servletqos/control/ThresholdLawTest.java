@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 
 class ThresholdLawTest {
 
+    /** Threshold mode measuring over intervals of one period (the samples here are 1 s each). */
     static final Degradation THRESHOLD = Degradation.DEFAULTS.withLaw(DegradationLaw.THRESHOLD)
-            .withSource(UtilizationSource.CPU);
+            .withSource(UtilizationSource.CPU).withInterval(java.time.Duration.ofSeconds(1));
 
     static Sample cpu(double u) {
         return new Sample(1, 16, u, List.of(UtilizationEstimatorTest.cls(10, 1000, 0, 0.1),
@@ -52,16 +53,15 @@ class ThresholdLawTest {
         s = feed(law, s, 0.9); // 0.785
         assertEquals(1.0, s.get(1).level(), "basic degraded");
         assertEquals(2.0, s.get(0).level(), "premium not yet");
-        s = feed(law, s, 0.9, 0.9, 0.9);
-        assertEquals(2.0, s.get(0).level(), "three periods to see the first switch's effect");
+        s = feed(law, s, 0.9, 0.9);
+        assertEquals(2.0, s.get(0).level(), "two intervals to see the first switch's effect");
         s = feed(law, s, 0.9);
         assertEquals(1.0, s.get(0).level(), "still high: premium degraded too");
-        s = feed(law, s, 0.2, 0.2, 0.2, 0.2);
+        s = feed(law, s, 0.2, 0.2, 0.2);
         assertEquals(2.0, s.get(0).level(), "premium restored first");
         assertEquals(1.0, s.get(1).level());
-        s = feed(law, s, 0.2, 0.2, 0.2, 0.2);
+        s = feed(law, s, 0.2, 0.2, 0.2);
         assertEquals(2.0, s.get(1).level());
-        assertEquals(0.2 + 0.6 * Math.pow(0.6, 7) * 0.785, law.utilization().smoothed(), 0.01);
     }
 
     @Test
@@ -81,5 +81,23 @@ class ThresholdLawTest {
         Settings s = UtilizationLawTest.settings(UtilizationLawTest.cls("basic", 1));
         s = feed(law, s, 0.99, 0.99, 0.99, 0.99, 0.99);
         assertEquals(1.0, s.get(0).level());
+    }
+
+    @Test
+    void theUtilizationIsAveragedOverTheIntervalFirst() {
+        LevelLaw law = ControlLaws.threshold(THRESHOLD.withInterval(java.time.Duration.ofSeconds(4)));
+        Settings s = twoClasses();
+        // 1.0 for one second in four: the interval's mean is 0.55, below the high threshold
+        for (int i = 0; i < 5; i++) {
+            s = feed(law, s, 1.0, 0.4, 0.4, 0.4);
+            assertEquals(2.0, s.get(1).level());
+        }
+        assertEquals(0.55, law.utilization().smoothed(), 1e-9);
+        s = feed(law, s, 1.0, 1.0, 0.7, 0.7); // 0.85: average 0.4 x 0.85 + 0.6 x 0.55 = 0.67
+        assertEquals(2.0, s.get(1).level());
+        s = feed(law, s, 1.0, 1.0, 1.0);
+        assertEquals(2.0, s.get(1).level(), "the interval is not over");
+        s = feed(law, s, 1.0); // 0.4 + 0.6 x 0.67 = 0.802
+        assertEquals(1.0, s.get(1).level());
     }
 }

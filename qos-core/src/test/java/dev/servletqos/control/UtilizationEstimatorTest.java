@@ -24,9 +24,9 @@ class UtilizationEstimatorTest {
     void convergesToTheCostsOfSyntheticData() {
         double a = 0.002;       // 2 ms of utilization per request/s
         double b = 4e-8;        // 40 ms per MB
-        double c = 0.0004;      // 0.4 ms per refusal
+        double c = 0.0004;      // 0.4 ms per refusal, given
         Random random = new Random(3);
-        UtilizationEstimator e = new UtilizationEstimator(UtilizationSource.CPU);
+        UtilizationEstimator e = new UtilizationEstimator(UtilizationSource.CPU, c);
         for (int i = 0; i < 200; i++) {
             double r = 20 + 150 * random.nextDouble();
             double w = r * (5_000 + 60_000 * random.nextDouble());
@@ -34,17 +34,19 @@ class UtilizationEstimatorTest {
             double u = a * r + b * w + c * d + 0.005 * random.nextGaussian();
             e.update(sample(u, cls(r, w, d, 0.3)));
         }
-        System.out.printf("fitted a %.5f (2e-3), b %.3e (4e-8), c %.5f (4e-4)%n", e.a(), e.b(), e.c());
+        System.out.printf("fitted a %.5f (2e-3), b %.3e (4e-8)%n", e.a(), e.b());
         assertEquals(a, e.a(), 0.05 * a);
         assertEquals(b, e.b(), 0.05 * b);
-        assertEquals(c, e.c(), 0.15 * c);
+        assertEquals(c, e.c());
+        // a class's utilization by the model counts its refusals at c
+        assertEquals(a * 100 + b * 2e6 + c * 50, e.utilization(cls(100, 2e6, 50, 0.3)), 0.01);
         assertEquals(UtilizationSource.CPU, e.source());
     }
 
     @Test
     void followsCostsThatChange() {
         Random random = new Random(5);
-        UtilizationEstimator e = new UtilizationEstimator(UtilizationSource.CPU);
+        UtilizationEstimator e = new UtilizationEstimator(UtilizationSource.CPU, 0);
         for (int i = 0; i < 300; i++) {
             double a = i < 150 ? 0.002 : 0.004; // every request twice as dear from period 150
             double r = 20 + 100 * random.nextDouble();
@@ -58,7 +60,7 @@ class UtilizationEstimatorTest {
     @Test
     void costsAreNeverNegative() {
         Random random = new Random(9);
-        UtilizationEstimator e = new UtilizationEstimator(UtilizationSource.CPU);
+        UtilizationEstimator e = new UtilizationEstimator(UtilizationSource.CPU, 0);
         for (int i = 0; i < 100; i++) {
             double r = 50 + 10 * random.nextDouble();
             // bytes proportional to requests: a and b are not told apart, and noise would push one below 0
@@ -71,11 +73,11 @@ class UtilizationEstimatorTest {
 
     @Test
     void autoTakesTheBusierResourceAndSwitchesWithAMargin() {
-        UtilizationEstimator e = new UtilizationEstimator(UtilizationSource.AUTO);
+        UtilizationEstimator e = new UtilizationEstimator(UtilizationSource.AUTO, 0);
         e.update(sample(Double.NaN, cls(10, 1000, 0, 0.5)));
         assertEquals(UtilizationSource.OCCUPANCY, e.source(), "no CPU load known");
         assertEquals(0.5, e.measured(), 1e-9);
-        UtilizationEstimator f = new UtilizationEstimator(UtilizationSource.AUTO);
+        UtilizationEstimator f = new UtilizationEstimator(UtilizationSource.AUTO, 0);
         f.update(sample(0.6, cls(10, 1000, 0, 0.5)));
         assertEquals(UtilizationSource.CPU, f.source());
         for (int i = 0; i < 10; i++) {

@@ -38,6 +38,8 @@ class DegradationPolicyTest {
         assertEquals(0.35, d.networkLow());
         assertEquals(0.4, d.weight());
         assertEquals(0, d.networkCapacity());
+        assertEquals(0, d.rejectionCost());
+        assertEquals(java.time.Duration.ofSeconds(40), d.interval());
     }
 
     @Test
@@ -46,9 +48,11 @@ class DegradationPolicyTest {
                 "control.utilization.source = occupancy", "control.utilization.target = 0.8",
                 "control.utilization.gain-margin = 10", "control.threshold.high = 0.9", "control.threshold.low = 0.5",
                 "control.threshold.network-high = 0.7", "control.threshold.network-low = 0.2",
-                "control.threshold.weight = 0.5", "control.network.capacity = 12500000")).control().degradation();
+                "control.threshold.weight = 0.5", "control.network.capacity = 12500000",
+                "control.utilization.rejection-cost = 0.55", "control.threshold.interval = 10s")).control().degradation();
         assertEquals(new ControlPolicy.Degradation(ControlPolicy.DegradationLaw.THRESHOLD,
-                ControlPolicy.UtilizationSource.OCCUPANCY, 0.8, 10, 0.9, 0.5, 0.7, 0.2, 0.5, 12_500_000), d);
+                ControlPolicy.UtilizationSource.OCCUPANCY, 0.8, 10, 0.9, 0.5, 0.7, 0.2, 0.5, 12_500_000, 0.00055,
+                java.time.Duration.ofSeconds(10)), d);
     }
 
     @Test
@@ -61,6 +65,9 @@ class DegradationPolicyTest {
         assertFails("control.threshold.network-high = 0.3", "control.threshold.network-low");
         assertFails("control.threshold.weight = 0", "control.threshold.weight");
         assertFails("control.network.capacity = -1", "control.network.capacity");
+        assertFails("control.utilization.rejection-cost = 2000", "control.utilization.rejection-cost");
+        PolicyException e = assertThrows(PolicyException.class, () -> parse("control.threshold.interval = 20m"));
+        assertTrue(e.getMessage().contains("control.threshold.interval"), e.getMessage());
     }
 
     private static void assertFails(String line, String key) {
