@@ -62,6 +62,7 @@ class DegradationTest {
     static final class Probe {
         final List<Double> cpu = new ArrayList<>();
         final List<Double> estimated = new ArrayList<>();
+        final List<Double> measured = new ArrayList<>();
         final List<double[]> levels = new ArrayList<>();
         final List<UtilizationStatus> status = new ArrayList<>();
 
@@ -71,6 +72,7 @@ class DegradationTest {
                 UtilizationStatus u = st.utilization();
                 cpu.add(st.lastSample() == null ? Double.NaN : st.lastSample().cpu());
                 estimated.add(u == null ? Double.NaN : u.estimated());
+                measured.add(u == null ? Double.NaN : u.measured());
                 status.add(u);
                 Settings set = engine.engine().settings();
                 double[] l = new double[set.classes().size()];
@@ -79,6 +81,14 @@ class DegradationTest {
                 }
                 levels.add(l);
             }, Duration.ofSeconds(1)));
+        }
+
+        double meanMeasured(int from, int to) {
+            double s = 0;
+            for (int i = from; i < to; i++) {
+                s += measured.get(i);
+            }
+            return s / (to - from);
         }
 
         double meanCpu(int from, int to) {
@@ -289,5 +299,35 @@ class DegradationTest {
         assertEquals(1, switches(over), "basic degraded once, and it stays so");
         assertEquals(2.0, over.levels.get(1199)[0], "premium at full content");
         assertEquals(1.0, over.levels.get(1199)[1], "basic degraded");
+    }
+
+    @Test
+    void aServerWaitingOnItsBackEndIsHeldAtItsOccupancy() {
+        // no CPU model: a back end of 16 connections, 50 ms a request at full content (a lighter page makes an
+        // eighth of the calls), max-executing 16; auto finds no CPU load and holds the occupancy (permits busy over
+        // 16) at 0.8. 32 sessions/s (0.5 at full content), then 128 (2.0) from 60 s
+        ServerModel backEnd = ServerModel.defaults().workers(16).responseBytes(BYTES);
+        ClassPolicy basic = ClassPolicy.named("basic").withLevels(2).withMaxQueue(1000)
+                .withMaxWait(Duration.ofSeconds(30));
+        QosPolicy policy = SimEngine.policy(Scheduling.STRICT_PRIORITY, 16, basic)
+                .control(ControlPolicy.DEFAULTS.withDegradation(Degradation.DEFAULTS.withLaw(DegradationLaw.PI)
+                        .withTarget(0.8))).build();
+        Workload w = Workload.builder().duration(Duration.ofSeconds(300)).server(backEnd)
+                .add(ClassLoad.open("basic", Rate.constant(32).step(Duration.ofSeconds(60), 128))
+                        .session(SessionProfile.of(REQUESTS, Duration.ofMillis(50), THINK)))
+                .build();
+        Probe probe = new Probe();
+        SimResult r = probe.attach(Simulation.of(policy, w)).run();
+        double before = probe.meanMeasured(20, 60);
+        double after = probe.meanMeasured(70, 300);
+        UtilizationStatus last = probe.status.get(299);
+        System.out.printf(Locale.ROOT, "occupancy: source %s, before the step %.3f, from 10 periods after it %.4f, "
+                + "level %.3f, refused %d sessions%n", last.source(), before, after, probe.levels.get(299)[0],
+                r.totals("basic").sessionsRefused());
+        assertEquals("occupancy", last.source());
+        assertEquals(0.5, before, 0.05, "full content, below the target");
+        assertEquals(0.8, after, 0.01, "held at the target");
+        assertTrue(probe.levels.get(299)[0] > 1 && probe.levels.get(299)[0] < 2, "degraded");
+        assertEquals(0, r.totals("basic").sessionsRefused());
     }
 }
