@@ -24,8 +24,8 @@ import java.util.List;
  * One class per period, lowest first on the way down and highest first on the way up, so higher classes are
  * degraded last; after a switch the law waits {@value #DWELL} intervals (the average then shows 64 % of the
  * change at {@code w = 0.4}) before the next. A class with one level (no degraded content) is never
- * touched: threshold mode degrades, it does not refuse. A level an operator set between 1 and full is left alone
- * until the law switches that class.
+ * touched: threshold mode degrades, it does not refuse. A class an operator set below full content counts as
+ * degraded (restored to full below the low thresholds) if at level 1 or more; one set below 1 is left alone.
  */
 final class ThresholdLaw implements LevelLaw {
 

@@ -144,4 +144,22 @@ class UtilizationLawTest {
         // admitting a fraction f: 200 f x 20 ms / 4 = 0.58
         assertEquals(0.58, s[0].get(0).level(), 0.01);
     }
+
+    @Test
+    void thePlantGainIsTheSlopeOfTheSegmentOfLevels() {
+        double nan = Double.NaN;
+        // nothing known: the class's utilization
+        assertEquals(0.3, UtilizationLaw.plantGain(new double[] {nan, nan, nan}, 2, 100, 0, 0.3), 1e-12);
+        // full content's cost known (0.005 per request/s), level 1 not yet: paper 000's p_max = A (cost_M - c)
+        assertEquals(100 * (0.005 - 0.0001),
+                UtilizationLaw.plantGain(new double[] {nan, nan, 0.005}, 1.5, 100, 0.0001, 0.3), 1e-12);
+        // both known: the segment's slope, above and below level 1
+        double[] cost = {nan, 0.000625, 0.005};
+        assertEquals(100 * (0.005 - 0.000625), UtilizationLaw.plantGain(cost, 1.5, 100, 0.0001, 0.3), 1e-12);
+        assertEquals(100 * (0.000625 - 0.0001), UtilizationLaw.plantGain(cost, 0.5, 100, 0.0001, 0.3), 1e-12);
+        // at a whole level, the steeper of the two segments beside it
+        assertEquals(100 * (0.005 - 0.000625), UtilizationLaw.plantGain(cost, 1, 100, 0.0001, 0.3), 1e-12);
+        // never below the floor
+        assertEquals(UtilizationLaw.MIN_PLANT_GAIN, UtilizationLaw.plantGain(cost, 0.5, 1, 0.0001, 0.3), 1e-12);
+    }
 }
