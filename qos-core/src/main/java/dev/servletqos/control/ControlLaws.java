@@ -133,7 +133,8 @@ public final class ControlLaws {
     /**
      * Laws run one after the other in one period, each on the settings the one before returned: capacity first
      * (the total), then the budget law (the split), then admission (the rates, from the total and split in
-     * force), then the degradation law (the content levels). Its readings are the first observable law's, in the order given.
+     * force), then the degradation law (the content levels). Its readings are the first observable law's, in the
+     * order given.
      *
      * @param laws the laws; nulls are skipped
      */

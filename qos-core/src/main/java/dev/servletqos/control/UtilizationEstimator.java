@@ -18,9 +18,9 @@ import dev.servletqos.policy.ControlPolicy.UtilizationSource;
  * ({@code control.utilization.rejection-cost}), measured as paper 000 did: the utilization while every request
  * is refused over the refusals per second. Fitting it with {@code a} and {@code b} was tried: in the simulator
  * (refusals costing 0.05 ms of utilization each) it came out ten times too high, the refusals rising and falling
- * with the load, and the rejection overhead of the classes below (000 section 5.2) took premium's whole target. The fitted model then gives each class's share,
- * {@code U_k = a R_k + b W_k + c D_k}, which no sensor measures, and a utilization free of the measurement's
- * noise (the paper's reason for using it as the feedback).
+ * with the load, and the rejection overhead of the classes below (000 section 5.2) took premium's whole target.
+ * The fitted model then gives each class's share, {@code U_k = a R_k + b W_k + c D_k}, which no sensor measures,
+ * and a utilization free of the measurement's noise (the paper's reason for using it as the feedback).
  *
  * <p>The measured utilization is the bottleneck's ({@link UtilizationSource}): the process's CPU load where
  * requests compute, or the worker occupancy (the permits busy, by Little's law, over {@code max-executing})

@@ -367,7 +367,8 @@ public record ControlPolicy(Mode mode, Duration period, double delayQuantile, Ga
     }
 
     public ControlPolicy withCapacity(Capacity c) {
-        return new ControlPolicy(mode, period, delayQuantile, absolute, relative, antiWindup, c, admission, degradation);
+        return new ControlPolicy(mode, period, delayQuantile, absolute, relative, antiWindup, c, admission,
+                degradation);
     }
 
     public ControlPolicy withAdmission(Admission a) {

@@ -49,7 +49,8 @@ class DegradationPolicyTest {
                 "control.utilization.gain-margin = 10", "control.threshold.high = 0.9", "control.threshold.low = 0.5",
                 "control.threshold.network-high = 0.7", "control.threshold.network-low = 0.2",
                 "control.threshold.weight = 0.5", "control.network.capacity = 12500000",
-                "control.utilization.rejection-cost = 0.55", "control.threshold.interval = 10s")).control().degradation();
+                "control.utilization.rejection-cost = 0.55", "control.threshold.interval = 10s"))
+                .control().degradation();
         assertEquals(new ControlPolicy.Degradation(ControlPolicy.DegradationLaw.THRESHOLD,
                 ControlPolicy.UtilizationSource.OCCUPANCY, 0.8, 10, 0.9, 0.5, 0.7, 0.2, 0.5, 12_500_000, 0.00055,
                 java.time.Duration.ofSeconds(10)), d);

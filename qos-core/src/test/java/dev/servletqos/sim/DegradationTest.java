@@ -43,7 +43,8 @@ class DegradationTest {
     static QosPolicy policy(int levels, Degradation d, String... classes) {
         ClassPolicy[] c = new ClassPolicy[classes.length];
         for (int i = 0; i < c.length; i++) {
-            c[i] = ClassPolicy.named(classes[i]).withLevels(levels).withMaxQueue(1000).withMaxWait(Duration.ofSeconds(30));
+            c[i] = ClassPolicy.named(classes[i]).withLevels(levels).withMaxQueue(1000)
+                    .withMaxWait(Duration.ofSeconds(30));
         }
         return SimEngine.policy(Scheduling.STRICT_PRIORITY, 32, c)
                 .control(ControlPolicy.DEFAULTS.withDegradation(d)).build();
@@ -257,7 +258,8 @@ class DegradationTest {
 
     /** The share of a class's new sessions refused in {@code from..to} s. */
     static double refusedShare(SimResult r, String cls, double from, double to) {
-        return r.series(cls).sum(Metric.SESSIONS_REFUSED, from, to) / r.series(cls).sum(Metric.SESSIONS_STARTED, from, to);
+        return r.series(cls).sum(Metric.SESSIONS_REFUSED, from, to)
+                / r.series(cls).sum(Metric.SESSIONS_STARTED, from, to);
     }
 
     static Degradation threshold() {
