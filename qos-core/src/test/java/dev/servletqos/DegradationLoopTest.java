@@ -86,10 +86,15 @@ class DegradationLoopTest {
                 0.01);
         assertEquals(0.58 - u.classes().get(0).utilization(),
                 registry.get("qos.control.utilization.target").tag("qos.class", "basic").gauge().value(), 1e-9);
-        // a new basic session is served at the level the engine decides from the law's m
+        // a new basic session gets the level the engine decides from the law's m = I + F: I or I + 1 (0: refused)
+        double m = e.settings().get(1).level();
         Ticket t = e.enter(request("basic"), clock.nanoTime());
-        assertTrue(t.level() >= 1 && t.level() <= 2);
-        t.complete();
+        int whole = (int) Math.floor(m);
+        assertTrue(t.level() == whole || t.level() == whole + 1, "level " + t.level() + " at m " + m);
+        assertEquals(t.level() == 0, t.state() == Ticket.State.REJECTED);
+        if (t.state() == Ticket.State.RUNNING) {
+            t.complete();
+        }
     }
 
     @Test
