@@ -43,7 +43,6 @@ final class ThresholdLaw implements LevelLaw {
     private double utilizationSeconds;
     private double networkSum;
     private double networkSeconds;
-    private long switches;
     private volatile UtilizationStatus status;
 
     ThresholdLaw(Degradation d) {
@@ -52,11 +51,6 @@ final class ThresholdLaw implements LevelLaw {
         this.estimator = new UtilizationEstimator(d.source(), d.rejectionCost());
         this.status = new UtilizationStatus("threshold", null, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
                 Double.NaN, Double.NaN, Double.NaN, List.of());
-    }
-
-    /** Switches made since the law was built (either way). */
-    long switches() {
-        return switches;
     }
 
     @Override
@@ -117,7 +111,6 @@ final class ThresholdLaw implements LevelLaw {
         }
         if (next != current) {
             wait = DWELL;
-            switches++;
         }
         publish(sample, next);
         return next;

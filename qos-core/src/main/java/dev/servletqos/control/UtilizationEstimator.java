@@ -95,11 +95,9 @@ public final class UtilizationEstimator {
         double sum = 0;
         boolean any = false;
         for (ClassSample c : sample.classes()) {
-            if (Double.isFinite(c.share())) {
+            if (Double.isFinite(c.share())) { // NaN only when completions had no timed service time
                 sum += c.share();
                 any = true;
-            } else if (c.completions() == 0) {
-                any = true; // nothing completed: nothing held
             }
         }
         return any ? Math.min(1, Math.max(0, sum)) : Double.NaN;
