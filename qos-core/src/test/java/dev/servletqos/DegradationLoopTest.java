@@ -118,4 +118,21 @@ class DegradationLoopTest {
         assertEquals(1, e.controlStatus().failures());
         assertEquals(2.0, e.settings().get(1).level());
     }
+
+    @Test
+    void aBadDegradationSettingAtRunTimeIsRefusedNamingItsKey() {
+        QosEngine e = engine(DegradationLaw.PI);
+        Settings before = e.settings();
+        ControlPolicy bad = before.control().withDegradation(before.control().degradation().withTarget(1.5));
+        IllegalArgumentException x = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> e.apply(before.withControl(bad), Settings.Source.OPERATOR));
+        assertTrue(x.getMessage().contains("control.utilization.target") && x.getMessage().contains("1.5"),
+                x.getMessage());
+        assertEquals(before, e.settings(), "nothing changed");
+        // a good one is taken at the next period: the law is rebuilt with the new target
+        ControlPolicy good = before.control().withDegradation(before.control().degradation().withTarget(0.9));
+        e.apply(before.withControl(good), Settings.Source.OPERATOR);
+        period(e, 10, 0.001);
+        assertEquals(0.9, e.controlStatus().utilization().classes().get(0).target(), 1e-9);
+    }
 }
