@@ -50,7 +50,9 @@ import java.util.List;
  * error decays with poles 0.53 and -0.41 (2 % in 7 periods).
  *
  * <p><b>Anti-windup</b>: each period starts from the level in force (the engine clamps to [0, M]), and the
- * output is clamped to [0, M]: a class held at full content below its target does not store up error. <b>Level 0
+ * output is clamped to [0, M]: a class held at full content below its target does not store up error; and a class
+ * at full content within its target stays there (the proportional term of an error that fell but stayed positive
+ * would otherwise take content away from it). <b>Level 0
  * last</b>: a class above level 1 goes no lower than 1 in one period, so new sessions are refused only once every
  * session gets the lightest content (a class with one level has no lighter content and refuses at once).
  */
@@ -146,6 +148,11 @@ final class UtilizationLaw implements LevelLaw {
             double previous = Double.isFinite(lastError[k]) ? lastError[k] : e;
             double raw = m + kp * ((1 + KI_T) * e - previous);
             double out = Math.max(0, Math.min(max, raw));
+            if (m >= max && e >= 0) {
+                // at full content and within its target: the proportional term of an error that fell (but is still
+                // positive) must not take content away from a class whose own load is within its target
+                out = max;
+            }
             if (m > 1 && out < 1) {
                 out = 1; // lighter content first: refuse new sessions only once every session is at level 1
             }

@@ -162,4 +162,19 @@ class UtilizationLawTest {
         // never below the floor
         assertEquals(UtilizationLaw.MIN_PLANT_GAIN, UtilizationLaw.plantGain(cost, 0.5, 1, 0.0001, 0.3), 1e-12);
     }
+
+    @Test
+    void aClassAtFullContentWithinItsTargetKeepsIt() {
+        // the load rises from 0.2 to 0.5 of a 0.58 target: the error falls from 0.38 to 0.08, and the proportional
+        // term alone, Kp (4.02 x 0.08 - 0.38), would take content away
+        ContentPlant.Load load = new ContentPlant.Load("basic", 40, 0.020, 40_000);
+        ContentPlant plant = new ContentPlant(4, 1.0 / 8, 0.0, 0.0, load);
+        LevelLaw law = ControlLaws.utilization(PI);
+        Settings[] s = {settings(cls("basic", 2))};
+        run(law, plant, s, 5);
+        load.rate = 100;
+        run(law, plant, s, 1);
+        assertEquals(0.5, law.utilization().classes().get(0).utilization(), 1e-6);
+        assertEquals(2.0, s[0].get(0).level());
+    }
 }

@@ -227,27 +227,39 @@ class DegradationTest {
         Probe probe = new Probe();
         SimResult r = probe.attach(Simulation.of(policy(2, pi(0.58), "premium", "basic"),
                 twoClasses(Rate.constant(32).step(Duration.ofSeconds(120), 64), Rate.constant(240),
-                        Duration.ofSeconds(240)))).run();
+                        Duration.ofSeconds(400)))).run();
         double premiumLowest = 2;
+        double premiumMean = 0;
         double basicMean = 0;
+        int ownDips = 0;
         for (int i = 10; i < 120; i++) {
             premiumLowest = Math.min(premiumLowest, probe.levels.get(i)[0]);
+            premiumMean += probe.levels.get(i)[0] / 110;
             basicMean += probe.levels.get(i)[1] / 110;
+            if (probe.levels.get(i)[0] < 2 && probe.levels.get(i - 1)[0] == 2) {
+                // premium lost content this period: only for its own load above its own target
+                UtilizationStatus.ClassLevel p = probe.status.get(i).classes().get(0);
+                assertTrue(p.utilization() > p.target(), "premium degraded at " + (i + 1) + " s within its target: "
+                        + p);
+                ownDips++;
+            }
         }
         double premiumAfter = 0;
         double basicAfter = 0;
-        for (int i = 140; i < 240; i++) {
-            premiumAfter += probe.levels.get(i)[0] / 100;
-            basicAfter += probe.levels.get(i)[1] / 100;
+        for (int i = 140; i < 400; i++) {
+            premiumAfter += probe.levels.get(i)[0] / 260;
+            basicAfter += probe.levels.get(i)[1] / 260;
         }
         double basicRefused = refusedShare(r, "basic", 10, 120);
-        double basicRefusedAfter = refusedShare(r, "basic", 140, 240);
-        System.out.printf(Locale.ROOT, "premium within the target: premium's lowest level %.3f, basic's mean %.3f, "
-                + "basic refused %.1f %% of its new sessions, cpu %.3f; premium alone above it: premium's mean level "
-                + "%.3f, basic's %.3f, basic refused %.1f %%, cpu %.3f; premium sessions refused %d%n", premiumLowest,
-                basicMean, 100 * basicRefused, probe.meanCpu(10, 120), premiumAfter, basicAfter,
-                100 * basicRefusedAfter, probe.meanCpu(140, 240), r.totals("premium").sessionsRefused());
-        assertEquals(2.0, premiumLowest, "premium's own load is within the target: full content every period");
+        double basicRefusedAfter = refusedShare(r, "basic", 140, 400);
+        System.out.printf(Locale.ROOT, "premium within the target: premium's lowest level %.3f (mean %.4f, %d periods "
+                + "its own load was above its target), basic's mean %.3f, basic refused %.1f %% of its new sessions, "
+                + "cpu %.3f; premium alone above it: premium's mean level %.3f, basic's %.3f, basic refused %.1f %%, "
+                + "cpu %.3f; premium sessions refused %d%n", premiumLowest, premiumMean, ownDips, basicMean, 100 * basicRefused, probe.meanCpu(10, 120), premiumAfter, basicAfter,
+                100 * basicRefusedAfter, probe.meanCpu(140, 400), r.totals("premium").sessionsRefused());
+        // premium's own load (0.4 on average) within its target: full content but for periods whose own load (it
+        // varies by about 0.05 a period) went above it
+        assertTrue(premiumMean > 0.995 * 2, "premium at full content: " + premiumMean);
         assertTrue(basicMean < 1, "basic at the lightest content and refusing part of its new sessions: " + basicMean);
         assertEquals(0.58, probe.meanCpu(10, 120), 0.03);
         assertTrue(premiumAfter < 2 && premiumAfter > 1, "premium degraded, not refused: " + premiumAfter);
