@@ -84,8 +84,9 @@ class DegradationLoopTest {
         assertEquals(u.b(), registry.get("qos.control.utilization.b").gauge().value(), 1e-18);
         assertEquals(0.45, registry.get("qos.control.utilization.class").tag("qos.class", "premium").gauge().value(),
                 0.01);
+        // basic's target: 0.58 less what premium used, averaged over the periods (here nearly constant)
         assertEquals(0.58 - u.classes().get(0).utilization(),
-                registry.get("qos.control.utilization.target").tag("qos.class", "basic").gauge().value(), 1e-9);
+                registry.get("qos.control.utilization.target").tag("qos.class", "basic").gauge().value(), 1e-6);
         // a new basic session gets the level the engine decides from the law's m = I + F: I or I + 1 (0: refused)
         double m = e.settings().get(1).level();
         Ticket t = e.enter(request("basic"), clock.nanoTime());

@@ -266,6 +266,7 @@ class DegradationTest {
         assertTrue(basicRefusedAfter > 0.8 && basicRefusedAfter > basicRefused,
                 "basic refused before premium is: " + basicRefusedAfter);
         assertEquals(0, r.totals("premium").sessionsRefused());
+        assertEquals(0.58, probe.meanCpu(140, 400), 0.03);
     }
 
     /** The share of a class's new sessions refused in {@code from..to} s. */
