@@ -327,22 +327,22 @@ class DegradationTest {
         QosPolicy policy = SimEngine.policy(Scheduling.STRICT_PRIORITY, 16, basic)
                 .control(ControlPolicy.DEFAULTS.withDegradation(Degradation.DEFAULTS.withLaw(DegradationLaw.PI)
                         .withTarget(0.8))).build();
-        Workload w = Workload.builder().duration(Duration.ofSeconds(300)).server(backEnd)
+        Workload w = Workload.builder().duration(Duration.ofSeconds(600)).server(backEnd)
                 .add(ClassLoad.open("basic", Rate.constant(32).step(Duration.ofSeconds(60), 128))
                         .session(SessionProfile.of(REQUESTS, Duration.ofMillis(50), THINK)))
                 .build();
         Probe probe = new Probe();
         SimResult r = probe.attach(Simulation.of(policy, w)).run();
         double before = probe.meanMeasured(20, 60);
-        double after = probe.meanMeasured(70, 300);
-        UtilizationStatus last = probe.status.get(299);
+        double after = probe.meanMeasured(70, 600);
+        UtilizationStatus last = probe.status.get(599);
         System.out.printf(Locale.ROOT, "occupancy: source %s, before the step %.3f, from 10 periods after it %.4f, "
-                + "level %.3f, refused %d sessions%n", last.source(), before, after, probe.levels.get(299)[0],
+                + "level %.3f, refused %d sessions%n", last.source(), before, after, probe.levels.get(599)[0],
                 r.totals("basic").sessionsRefused());
         assertEquals("occupancy", last.source());
         assertEquals(0.5, before, 0.05, "full content, below the target");
         assertEquals(0.8, after, 0.01, "held at the target");
-        assertTrue(probe.levels.get(299)[0] > 1 && probe.levels.get(299)[0] < 2, "degraded");
+        assertTrue(probe.levels.get(599)[0] > 1 && probe.levels.get(599)[0] < 2, "degraded");
         assertEquals(0, r.totals("basic").sessionsRefused());
     }
 }
