@@ -5,6 +5,7 @@ import dev.servletqos.ControlStatus;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.TierCookies;
+import dev.servletqos.control.UtilizationStatus;
 import dev.servletqos.control.WaitHistogram;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -44,6 +45,11 @@ import java.util.function.ToDoubleFunction;
  *       {@code qos.control.output} (gauges per class: the control loop's last period) and
  *       {@code qos.control.saturated} (counter per class: periods that were saturated);
  *       {@code qos.control.periods} and {@code qos.control.failures} (counters, no class)</li>
+ *   <li>{@code qos.control.utilization} (the measured utilization, cpu or occupancy), {@code .estimated} (by
+ *       the fitted model {@code a R + b W + c D}), {@code .a}, {@code .b}, {@code .c} (the costs, seconds
+ *       per request, per byte, per refusal), {@code .smoothed} and {@code .network} (threshold mode's averages),
+ *       gauges without class; {@code qos.control.utilization.class} and {@code .target} (gauges per class: its
+ *       utilization by the model and its target); all NaN while {@code control.degradation = none}</li>
  *   <li>{@code qos.executing}, {@code qos.queued}, {@code qos.budget}, {@code qos.borrowed} (gauges)</li>
  *   <li>{@code qos.session.rate} (gauge per class: new sessions a second the class admits, 0 = no limit)</li>
  *   <li>{@code qos.content.level} (gauge per class: the live fractional content level m, 0..M),
@@ -213,7 +219,23 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                 counter("qos.content.served", "Completed requests by the content level they were served at",
                         tags.and("level", Integer.toString(level)), name, c2 -> c2.completedAtLevel(l));
             }
+            level("qos.control.utilization.class", "The class's utilization by the fitted model, a R + b W + c D",
+                    tags, index, UtilizationStatus.ClassLevel::utilization);
+            level("qos.control.utilization.target", "The class's target utilization (the PI degradation law: the "
+                    + "target less the classes above)", tags, index, UtilizationStatus.ClassLevel::target);
         }
+        utilization("qos.control.utilization", "The utilization the degradation law measured last period (cpu or "
+                + "occupancy)", UtilizationStatus::measured);
+        utilization("qos.control.utilization.estimated", "The utilization by the fitted model a R + b W + c D, last "
+                + "period", UtilizationStatus::estimated);
+        utilization("qos.control.utilization.a", "Fitted cost of a completed request (seconds)", UtilizationStatus::a);
+        utilization("qos.control.utilization.b", "Fitted cost of a response byte (seconds)", UtilizationStatus::b);
+        utilization("qos.control.utilization.c", "Cost of a refused request (seconds; "
+                + "control.utilization.rejection-cost)", UtilizationStatus::c);
+        utilization("qos.control.utilization.smoothed", "Threshold mode's exponential average of the utilization",
+                UtilizationStatus::smoothed);
+        utilization("qos.control.utilization.network", "Threshold mode's exponential average of the network "
+                + "utilization", UtilizationStatus::network);
         meters.add(Gauge.builder("qos.max.executing", this, m -> m.snapshot().maxExecuting())
                 .description("Requests executing at once over all classes, at most").tags(extraTags)
                 .baseUnit("requests").register(registry));
@@ -301,6 +323,23 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                          ToDoubleFunction<ControlStatus.Reading> f) {
         meters.add(Gauge.builder(meter, engine, e -> f.applyAsDouble(status().classes().get(index)))
                 .description(description).tags(tags).register(registry));
+    }
+
+    /** A gauge of the degradation law's status; NaN while no degradation law runs. */
+    private void utilization(String meter, String description, ToDoubleFunction<UtilizationStatus> f) {
+        meters.add(Gauge.builder(meter, engine, e -> {
+            UtilizationStatus u = status().utilization();
+            return u == null ? Double.NaN : f.applyAsDouble(u);
+        }).description(description).tags(extraTags).register(registry));
+    }
+
+    /** A per-class gauge of the degradation law's status; NaN while none runs or before its first period. */
+    private void level(String meter, String description, Tags tags, int index,
+                       ToDoubleFunction<UtilizationStatus.ClassLevel> f) {
+        meters.add(Gauge.builder(meter, engine, e -> {
+            UtilizationStatus u = status().utilization();
+            return u == null || index >= u.classes().size() ? Double.NaN : f.applyAsDouble(u.classes().get(index));
+        }).description(description).tags(tags).register(registry));
     }
 
     private void gauge(String meter, String description, Tags tags, String className,

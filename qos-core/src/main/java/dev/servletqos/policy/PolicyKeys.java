@@ -177,7 +177,9 @@ final class PolicyKeys {
                     "Target queueing delay: the earliest-deadline deadline and the delay controller's reference.",
                     ClassPolicy::withDelayTarget),
             perClass("session-rate", DECIMAL, computed("50 for the highest class with control.admission = triggers "
-                    + "unless it is default-class; else 0 (no limit)"), "0..1e9", "new sessions per second",
+                    + "unless it is default-class or control.degradation = pi "
+                    + "(that law refuses every class's new sessions once no lighter content is left); else 0 (no limit)"),
+                    "0..1e9", "new sessions per second",
                     "Token bucket rate for admitting new sessions of the class.", ClassPolicy::withSessionRate),
             perClass("session-burst", INTEGER, computed("max(1, ⌈rate⌉)"), "1..1000000", "sessions",
                     "Depth of the new-session token bucket.", ClassPolicy::withSessionBurst),
@@ -199,6 +201,11 @@ final class PolicyKeys {
             ControlPolicy.Capacity.values(), ControlPolicy.Capacity::key);
     private static final ValueType<ControlPolicy.Admission> ADMISSIONS = ValueType.oneOf("admission",
             ControlPolicy.Admission.values(), ControlPolicy.Admission::key);
+
+    private static final ValueType<ControlPolicy.DegradationLaw> DEGRADATIONS = ValueType.oneOf("degradation",
+            ControlPolicy.DegradationLaw.values(), ControlPolicy.DegradationLaw::key);
+    private static final ValueType<ControlPolicy.UtilizationSource> SOURCES = ValueType.oneOf("utilization source",
+            ControlPolicy.UtilizationSource.values(), ControlPolicy.UtilizationSource::key);
 
     /** Keys {@code control.*}, applied to the {@link ControlPolicy}, which then goes to the builder. */
     static final Section<ControlPolicy> CONTROL = new Section<>("control.", List.of(
@@ -231,7 +238,48 @@ final class PolicyKeys {
                     (c, r) -> c.withRelative(new ControlPolicy.Gains(c.relative().gain(), r))),
             control("anti-windup", BOOLEAN, of("true"), "", "",
                     "Whether the laws stop integrating while a budget is held at a limit.",
-                    ControlPolicy::withAntiWindup)));
+                    ControlPolicy::withAntiWindup),
+            control("degradation", DEGRADATIONS, of("none"), DEGRADATIONS.choiceList(), "",
+                    "Which law sets each class's content level from the server's utilization, if any.",
+                    (c, v) -> c.withDegradation(c.degradation().withLaw(v))),
+            control("utilization.source", SOURCES, of("auto"), SOURCES.choiceList(), "",
+                    "Which utilization the degradation laws hold: process CPU, worker occupancy, or the busier.",
+                    (c, v) -> c.withDegradation(c.degradation().withSource(v))),
+            control("utilization.target", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_TARGET)),
+                    "0.05..0.98", "", "The utilization the PI degradation law holds.",
+                    (c, v) -> c.withDegradation(c.degradation().withTarget(v))),
+            control("utilization.gain-margin", DECIMAL,
+                    of(String.valueOf(ControlPolicy.Degradation.DEFAULT_GAIN_MARGIN)), "2.5..100", "",
+                    "The gain margin G the PI degradation law's gains are designed for.",
+                    (c, v) -> c.withDegradation(c.degradation().withGainMargin(v))),
+            control("threshold.high", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_HIGH)),
+                    "above low, at most 1", "", "Threshold mode degrades content above this averaged utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withThresholds(v, c.degradation().low()))),
+            control("threshold.low", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_LOW)),
+                    "0..high", "", "Threshold mode restores full content below this averaged utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withThresholds(c.degradation().high(), v))),
+            control("threshold.network-high", DECIMAL,
+                    of(String.valueOf(ControlPolicy.Degradation.DEFAULT_NETWORK_HIGH)), "above network-low, at most 1",
+                    "", "Threshold mode degrades content above this averaged network utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withNetworkThresholds(v,
+                            c.degradation().networkLow()))),
+            control("threshold.network-low", DECIMAL,
+                    of(String.valueOf(ControlPolicy.Degradation.DEFAULT_NETWORK_LOW)), "0..network-high", "",
+                    "Threshold mode restores full content below this averaged network utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withNetworkThresholds(
+                            c.degradation().networkHigh(), v))),
+            control("threshold.weight", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_WEIGHT)),
+                    "more than 0, at most 1", "", "The newest period's weight in threshold mode's averages.",
+                    (c, v) -> c.withDegradation(c.degradation().withWeight(v))),
+            control("utilization.rejection-cost", DECIMAL, of("0", "refusals cost nothing"), "0..1000", "ms",
+                    "Paper 000's c: the utilization one refused request per second costs.",
+                    (c, v) -> c.withDegradation(c.degradation().withRejectionCost(v / 1000))),
+            control("threshold.interval", DURATION, of("40s"), "100ms..10m", "",
+                    "Threshold mode's measurement interval, averaged before the exponential average.",
+                    (c, v) -> c.withDegradation(c.degradation().withInterval(v))),
+            control("network.capacity", LONG, of("0", "the network is not watched"), "0..", "bytes/s",
+                    "The bytes per second the network carries at most, for the network utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withNetworkCapacity(v)))));
 
     static final Key<Rule, Rule.Type> RULE_TYPE = rule("type", RULE_TYPES, REQUIRED, RULE_TYPES.choiceList(), "",
             "What the rule looks at.",

@@ -143,7 +143,8 @@ public final class QosPolicy {
     /**
      * Default {@code session-rate} of the highest class, in new sessions per second (bucket depth the same), when it
      * is not the default class and admission is by triggers ({@code control.admission = triggers}); with automatic
-     * admission the admission law sets every class's rate.
+     * admission the admission law sets every class's rate, and with {@code control.degradation = pi} the degradation
+     * law refuses the new sessions of every class, the highest included, once no lighter content is left.
      */
     public static final double DEFAULT_TOP_SESSION_RATE = 50;
 
@@ -751,10 +752,11 @@ public final class QosPolicy {
             ControlPolicy resolvedControl = control.withCapacity(capacity).withAdmission(admission);
             String lowest = defaultClass != null ? defaultClass : resolved.get(resolved.size() - 1).name();
             if (admission == ControlPolicy.Admission.TRIGGERS && !resolved.get(0).name().equals(lowest)
-                    && Double.isNaN(classes.get(0).admission().sessionRate())) {
+                    && Double.isNaN(classes.get(0).admission().sessionRate())
+                    && control.degradation().law() != ControlPolicy.DegradationLaw.PI) {
                 // no trigger refuses the highest class, and its credentials can be shared (one tier cookie copied
                 // to a botnet makes a premium session per request): it gets a session rate unless the policy gives
-                // one, 0 (no limit) included
+                // one, 0 (no limit) included, or the PI degradation law admits its new sessions (level below 1)
                 resolved.set(0, resolved.get(0).withDefaultSessionRate(DEFAULT_TOP_SESSION_RATE,
                         classes.get(0).admission().sessionBurst()));
             }

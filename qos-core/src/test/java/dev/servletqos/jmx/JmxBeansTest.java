@@ -107,6 +107,8 @@ class JmxBeansTest {
         remote.setAttribute(controller, new Attribute("RelativeGain", 0.4));
         remote.setAttribute(controller, new Attribute("RelativeZero", 0.1));
         remote.setAttribute(controller, new Attribute("AntiWindup", false));
+        remote.setAttribute(controller, new Attribute("Degradation", "threshold"));
+        remote.setAttribute(controller, new Attribute("UtilizationTarget", 0.8));
 
         Settings s = engine.settings();
         assertEquals(Settings.Source.OPERATOR, s.source());
@@ -119,6 +121,10 @@ class JmxBeansTest {
         assertEquals(new ControlPolicy.Gains(-2.0, 0.5), c.absolute());
         assertEquals(new ControlPolicy.Gains(0.4, 0.1), c.relative());
         assertFalse(c.antiWindup());
+        assertEquals(ControlPolicy.DegradationLaw.THRESHOLD, c.degradation().law());
+        assertEquals(0.8, c.degradation().target());
+        assertEquals("threshold", remote.getAttribute(controller, "Degradation"));
+        assertTrue(Double.isNaN((Double) remote.getAttribute(controller, "Utilization")), "no period run yet");
         assertEquals("absolute", remote.getAttribute(controller, "Mode"));
         assertEquals(3, remote.getAttribute(basic, "Budget"));
         assertEquals(1.5, remote.getAttribute(basic, "ContentLevel"));

@@ -2,6 +2,7 @@ package dev.servletqos.sim;
 
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.ClassStats;
+import dev.servletqos.control.EngineSampleSource;
 import dev.servletqos.Clock;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.Periodic;
@@ -101,6 +102,11 @@ public final class SimEngine {
         engine.stop();
     }
 
+    /** The control loop's samples take the CPU load from {@code cpu} (the simulated server's). */
+    void useCpu(java.util.function.DoubleSupplier cpu) {
+        engine.useSampleSource(new EngineSampleSource(engine, cpu));
+    }
+
     /** The policy's index of a class, or -1. */
     int classIndex(String name) {
         return engine.policy().classIndex(name);
@@ -115,6 +121,7 @@ public final class SimEngine {
         Ticket t = engine.enter(view, nowNanos);
         view.set(null, null, null, null);
         call.ticket = t;
+        call.level = t.level();
         String set = t.setCookieHeader();
         if (set != null) {
             call.setCookie = cookieValue(set);
@@ -145,9 +152,18 @@ public final class SimEngine {
         });
     }
 
-    /** The request finished: releases its permit. */
+    /** The request finished: releases its permit, telling its response bytes when the model has any. */
     void complete(Call call) {
-        ((Ticket) call.ticket).complete();
+        if (call.bytes > 0) {
+            ((Ticket) call.ticket).complete(call.bytes);
+        } else {
+            ((Ticket) call.ticket).complete();
+        }
+    }
+
+    /** The content levels M of the policy class {@code index}. */
+    int levels(int index) {
+        return engine.policy().classes().get(index).content().levels();
     }
 
     /** Reads budget, queued and executing of the policy classes {@code index[i]} (NaN for -1). */
