@@ -96,6 +96,10 @@ interface AdmissionStep {
         private final Rejection[] expired;
         private final Rejection[] sessionQueued;
         private final Rejection[] sessionRate;
+        private final Rejection[] bucket;
+        private final Rejection[] sessionLevel;
+        private final Rejection[] sessionLimit;
+        private final Rejection[] addressLimit;
         private final Rejection[] queuedBySeconds;
         private final Rejection[] rateBySeconds;
 
@@ -109,6 +113,10 @@ interface AdmissionStep {
             this.expired = new Rejection[jittered];
             this.sessionQueued = new Rejection[jittered];
             this.sessionRate = new Rejection[jittered];
+            this.bucket = new Rejection[jittered];
+            this.sessionLevel = new Rejection[jittered];
+            this.sessionLimit = new Rejection[jittered];
+            this.addressLimit = new Rejection[jittered];
             int slots = (int) Math.max(1, Math.min(seconds, 3600));
             this.queuedBySeconds = new Rejection[slots + 1];
             this.rateBySeconds = new Rejection[slots + 1];
@@ -124,14 +132,34 @@ interface AdmissionStep {
             return jittered(expired, 503, Rejection.Reason.EXPIRED);
         }
 
+        /** A request over {@code admission.max-per-session}: 429, the client's own doing. */
+        Rejection sessionLimit() {
+            return jittered(sessionLimit, 429, Rejection.Reason.SESSION_LIMIT);
+        }
+
+        /** A request over {@code admission.max-queued-per-address}: 429. */
+        Rejection addressLimit() {
+            return jittered(addressLimit, 429, Rejection.Reason.ADDRESS_LIMIT);
+        }
+
         /** A new session refused by the WebQoS triggers: {@code admission.reject-status}. */
         Rejection sessionQueued() {
             return jittered(sessionQueued, rejectStatus, Rejection.Reason.SESSION_QUEUED);
         }
 
+        /** A request refused by a token-bucket rule: 503. */
+        Rejection bucket() {
+            return jittered(bucket, 503, Rejection.Reason.BUCKET);
+        }
+
         /** A new session refused by a session rate of a static policy: {@code admission.reject-status}. */
         Rejection sessionRate() {
             return jittered(sessionRate, rejectStatus, Rejection.Reason.SESSION_RATE);
+        }
+
+        /** A new session refused because its class's content level is 0: {@code admission.reject-status}. */
+        Rejection sessionLevel() {
+            return jittered(sessionLevel, rejectStatus, Rejection.Reason.SESSION_LEVEL);
         }
 
         /**

@@ -13,10 +13,18 @@ public final class Attributes {
     public static final String CLASS = "dev.servletqos.class";
 
     /**
-     * Request attribute holding the content level the engine decided for a request (an {@code Integer}, 1 =
-     * lowest quality served, higher is richer); absent means full quality.
+     * Request attribute holding the content level the engine decided for a request ({@link Ticket#level()}, an
+     * {@code Integer}): 1 = the lightest content served, up to the class's {@code class.<name>.levels} = full
+     * content (1 for a class with one level). The adapters set it on every request that runs; absent (no
+     * servlet-qos in front) means full quality.
      */
     public static final String LEVEL = "dev.servletqos.level";
+
+    /**
+     * Request attribute holding the number of content levels of the request's class ({@code class.<name>.levels},
+     * an {@code Integer}): the level that means full content. Set with {@link #LEVEL}.
+     */
+    public static final String LEVELS = "dev.servletqos.levels";
 
     private Attributes() {
     }

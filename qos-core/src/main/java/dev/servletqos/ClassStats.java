@@ -16,13 +16,18 @@ package dev.servletqos;
  * @param entered               requests seen since start
  * @param completed             requests the application finished
  * @param declined              requests that held a permit but the container declined (not served)
- * @param rejected              requests refused at entry: refused new sessions and full queues
+ * @param rejected              requests refused at entry: refused new sessions, full queues and the per-session
+ *                              and per-address limits
  * @param expired               requests that waited longer than the maximum wait
  * @param cancelled             requests whose client went away while they waited
  * @param queueFull             of the rejected, refused because the queue was full
  * @param sessionsAdmitted      new sessions admitted
  * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k)
  * @param sessionsRefusedRate   new sessions refused by the session rate
+ * @param sessionLimited        of the rejected, requests that would have waited while their session had
+ *                              {@code admission.max-per-session} requests executing and waiting
+ * @param addressLimited        of the rejected, requests that would have waited while
+ *                              {@code admission.max-queued-per-address} requests from their address waited
  * @param borrowedGrants        permits ever granted beyond the budget
  * @param grants                permits ever granted, at once or after waiting
  * @param waitNanos             total time the granted requests waited for their permit, in nanoseconds
@@ -35,16 +40,36 @@ package dev.servletqos;
  * @param bytes                 total response bytes of the completed requests (as far as known)
  * @param sessionRate           the session rate now, per second (0 = no limit)
  * @param sessionBurst          the session bucket depth
+ * @param sessionsRefusedLevel  new sessions refused because the class's content level was 0 (counted in
+ *                              {@code rejected}, not in the other refusals)
+ * @param levels                the class's content levels M
+ * @param level                 the class's live fractional content level m now, 0..M
+ * @param completedByLevel      completed requests by the content level they were served at, indexed 0..M
+ *                              (index 0 stays 0: a request at level 0 is refused)
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,
                          long expired, long cancelled, long queueFull, long sessionsAdmitted,
-                         long sessionsRefusedQueued, long sessionsRefusedRate, long borrowedGrants, long grants,
+                         long sessionsRefusedQueued, long sessionsRefusedRate, long sessionLimited,
+                         long addressLimited, long borrowedGrants, long grants,
                          long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
-                         double sessionRate, int sessionBurst) {
+                         double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
+                         double level, long[] completedByLevel) {
 
     public ClassStats {
         waitBuckets = waitBuckets.clone();
+        completedByLevel = completedByLevel.clone();
+    }
+
+    /** The completed requests by content level, 0..M (a copy). */
+    @Override
+    public long[] completedByLevel() {
+        return completedByLevel.clone();
+    }
+
+    /** The completed requests served at content level {@code level} (0..M; no copy). */
+    public long completedAtLevel(int level) {
+        return completedByLevel[level];
     }
 
     /** The wait bucket counts (a copy). */

@@ -6,16 +6,28 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Classifies the first request of a session by the policy's rules, in order, first match wins, else the
- * default class (paper 004 section 4.2). A tier cookie is trusted only when its signature checks out;
- * every other outcome (missing, malformed, forged, expired, oversized, naming an unknown class) is counted
- * and the rule simply does not match. Thread-safe; never throws for anything a request carries.
+ * Classifies requests by the policy's rules (paper 004 section 4.2), in two parts ({@link Rule#credential()}):
+ * <ul>
+ *   <li>{@link #classify}: the class of a new session, from its credentials (tier cookie, ip rules, rules marked
+ *       trusted), in order, first match wins, else the default class; the session keeps it;</li>
+ *   <li>{@link #requestClass}: the class one request runs in, from the request rules (path, host, header not
+ *       marked trusted), in order, first match wins, capped by the session's class: a request rule can lower a
+ *       request, never raise it above what the session's credentials give.</li>
+ * </ul>
+ * A tier cookie is trusted only when its signature checks out; every other outcome (missing, malformed, forged,
+ * expired, oversized, naming an unknown class) is counted and the rule simply does not match. Thread-safe; never
+ * throws for anything a request carries.
  */
 final class Classifier {
 
     private final int[] classOf;
     private final RequestMatcher[] matchers;
     private final boolean[] tierRule;
+    /** The request rules, in order: their matchers and classes. */
+    private final RequestMatcher[] requestMatchers;
+    private final int[] requestClassOf;
+    /** The lowest class a request rule names: a session at or below it is never changed by them. */
+    private final int requestRulesFloor;
     private final int defaultClass;
     private final TierCookies tierCookies;
     private final QosPolicy policy;
@@ -33,20 +45,30 @@ final class Classifier {
         this.tierResults = previous != null ? previous.tierResults
                 : newAdders(TierCookies.Verified.Status.values().length);
         this.tierUnknownClass = previous != null ? previous.tierUnknownClass : new LongAdder();
-        List<Rule> rules = policy.rules();
-        this.classOf = new int[rules.size()];
-        this.matchers = new RequestMatcher[rules.size()];
-        this.tierRule = new boolean[rules.size()];
-        for (int i = 0; i < rules.size(); i++) {
-            Rule r = rules.get(i);
+        List<Rule> credentials = policy.rules().stream().filter(Rule::credential).toList();
+        List<Rule> requestRules = policy.rules().stream().filter(r -> !r.credential()).toList();
+        this.classOf = new int[credentials.size()];
+        this.matchers = new RequestMatcher[credentials.size()];
+        this.tierRule = new boolean[credentials.size()];
+        for (int i = 0; i < credentials.size(); i++) {
+            Rule r = credentials.get(i);
             tierRule[i] = r.type() == Rule.Type.TIER_COOKIE;
             matchers[i] = RuleMatchers.forRule(r);
             classOf[i] = tierRule[i] ? -1 : policy.classIndex(r.serviceClass());
         }
+        this.requestMatchers = new RequestMatcher[requestRules.size()];
+        this.requestClassOf = new int[requestRules.size()];
+        int floor = -1;
+        for (int i = 0; i < requestRules.size(); i++) {
+            requestMatchers[i] = RuleMatchers.forRule(requestRules.get(i));
+            requestClassOf[i] = policy.classIndex(requestRules.get(i).serviceClass());
+            floor = Math.max(floor, requestClassOf[i]);
+        }
+        this.requestRulesFloor = floor;
         this.defaultClass = policy.classIndex(policy.defaultClass());
     }
 
-    /** The class index for a request of a new session. */
+    /** The class index of a new session: by its credentials, else the default class. */
     int classify(RequestView request) {
         for (int i = 0; i < matchers.length; i++) {
             if (tierRule[i]) {
@@ -59,6 +81,23 @@ final class Classifier {
             }
         }
         return defaultClass;
+    }
+
+    /**
+     * The class index one request of a session of class {@code sessionClass} runs in: the first matching request
+     * rule's class when it is lower than the session's, else the session's. Reads nothing of the request when no
+     * request rule names a class below the session's.
+     */
+    int requestClass(RequestView request, int sessionClass) {
+        if (sessionClass >= requestRulesFloor) {
+            return sessionClass;
+        }
+        for (int i = 0; i < requestMatchers.length; i++) {
+            if (requestMatchers[i].matches(request)) {
+                return Math.max(sessionClass, requestClassOf[i]);
+            }
+        }
+        return sessionClass;
     }
 
     private int tierClass(RequestView request) {

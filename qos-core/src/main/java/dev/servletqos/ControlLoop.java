@@ -1,8 +1,10 @@
 package dev.servletqos;
 
+import dev.servletqos.control.BucketLaw;
 import dev.servletqos.control.ControlLaw;
 import dev.servletqos.control.ControlLaws;
 import dev.servletqos.control.EngineSampleSource;
+import dev.servletqos.control.LevelLaw;
 import dev.servletqos.control.LoopReading;
 import dev.servletqos.control.ObservableLaw;
 import dev.servletqos.control.Sample;
@@ -47,6 +49,7 @@ final class ControlLoop {
     private String lastFailure;
     private Sample lastSample;
     private ControlStatus.Reading[] readings;
+    private LevelLaw levelLaw;
 
     ControlLoop(QosEngine engine) {
         this.engine = engine;
@@ -56,7 +59,8 @@ final class ControlLoop {
     /**
      * The laws the control settings select, chained: the capacity law when {@code control.capacity = auto}, the
      * budget law of the mode (absolute or relative delay), the admission law when {@code control.admission =
-     * auto}; null when none is on.
+     * auto}, the degradation law of {@code control.degradation} (pi or threshold); null when none is on. The
+     * degradation law is kept for the status ({@link ControlStatus#utilization()}).
      */
     ControlLaw lawFor(ControlPolicy c) {
         ControlLaw budgets;
@@ -73,10 +77,24 @@ final class ControlLoop {
         ControlLaw capacity = c.capacity() == ControlPolicy.Capacity.AUTO ? ControlLaws.capacity() : null;
         ControlLaw admission = c.admission() == ControlPolicy.Admission.AUTO
                 ? ControlLaws.admission(sessionRateCeilings()) : null;
-        if (capacity == null && admission == null) {
+        ControlLaw buckets = engine.policy().buckets().isEmpty() ? null
+                : new BucketLaw(engine.policy().bucketControl());
+        LevelLaw levels;
+        switch (c.degradation().law()) {
+            case PI:
+                levels = ControlLaws.utilization(c.degradation());
+                break;
+            case THRESHOLD:
+                levels = ControlLaws.threshold(c.degradation());
+                break;
+            default:
+                levels = null;
+        }
+        levelLaw = levels;
+        if (capacity == null && admission == null && levels == null && buckets == null) {
             return budgets;
         }
-        return ControlLaws.chain(capacity, budgets, admission);
+        return ControlLaws.chain(capacity, budgets, admission, levels, buckets);
     }
 
     /** The session rates the policy gives (a ceiling of the admission law), by class name. */
@@ -190,7 +208,11 @@ final class ControlLoop {
         for (int i = 0; i < current.classes().size(); i++) {
             Settings.ClassSettings c = merged.get(i);
             Settings.ClassSettings n = next.get(i);
-            merged = merged.withClass(i, c.withBudget(n.budget()).withSessionRate(n.sessionRate(), n.sessionBurst()));
+            merged = merged.withClass(i, c.withBudget(n.budget()).withSessionRate(n.sessionRate(), n.sessionBurst())
+                    .withLevel(n.level()));
+        }
+        for (int i = 0; i < current.buckets().size(); i++) {
+            merged = merged.withBucketRate(i, next.buckets().get(i).rate());
         }
         // an unchanged output changes nothing, not even who set the settings last
         Settings applied = merged.equals(current) ? current : engine.apply(merged, Settings.Source.CONTROLLER);
@@ -209,6 +231,18 @@ final class ControlLoop {
         for (Settings.ClassSettings c : next.classes()) {
             if (!Double.isFinite(c.sessionRate())) {
                 throw new IllegalStateException("returned session rate " + c.sessionRate() + " for " + c.name());
+            }
+            if (!Double.isFinite(c.level())) {
+                throw new IllegalStateException("returned content level " + c.level() + " for " + c.name());
+            }
+        }
+        if (next.buckets().size() != current.buckets().size()) {
+            throw new IllegalStateException("returned " + next.buckets().size() + " buckets, expected "
+                    + current.buckets().size());
+        }
+        for (Settings.BucketSettings b : next.buckets()) {
+            if (!Double.isFinite(b.rate())) {
+                throw new IllegalStateException("returned rate " + b.rate() + " for bucket " + b.name());
             }
         }
     }
@@ -270,6 +304,6 @@ final class ControlLoop {
                     s.get(i).budget(), false, 0));
         }
         return new ControlStatus(s.control().mode(), periodic != null, override != null, periods, failures,
-                lastFailure, lastSample, r);
+                lastFailure, lastSample, r, levelLaw == null ? null : levelLaw.utilization());
     }
 }

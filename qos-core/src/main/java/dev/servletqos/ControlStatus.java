@@ -1,6 +1,7 @@
 package dev.servletqos;
 
 import dev.servletqos.control.Sample;
+import dev.servletqos.control.UtilizationStatus;
 import dev.servletqos.policy.ControlPolicy;
 import java.util.List;
 
@@ -16,9 +17,12 @@ import java.util.List;
  * @param lastFailure the last failure's message, or null
  * @param lastSample  the last period's sample, or null before the first period
  * @param classes     per class, highest priority first: the loop's last reading
+ * @param utilization the degradation law's last period (utilization measured and fitted, content levels set);
+ *                    null when {@code control.degradation = none}
  */
 public record ControlStatus(ControlPolicy.Mode mode, boolean running, boolean overridden, long periods, long failures,
-                            String lastFailure, Sample lastSample, List<Reading> classes) {
+                            String lastFailure, Sample lastSample, List<Reading> classes,
+                            UtilizationStatus utilization) {
 
     public ControlStatus {
         classes = List.copyOf(classes);

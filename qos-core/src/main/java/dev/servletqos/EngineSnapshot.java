@@ -17,14 +17,68 @@ import java.util.Objects;
  * @param settings     the settings in force, and who set them last
  * @param nanos        when the snapshot was taken, on the engine's clock ({@code nanoTime})
  * @param routes       service times by kind of request, all classes ({@link Routes#NONE} when not known)
+ * @param buckets      per token-bucket rule, its hits, refusals and rate (empty when the policy has none)
+ * @param hosts        per virtual server, its requests and those within its guarantee (empty when none)
  */
 public record EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
                              List<ClassStats> classes, Sessions sessions, Settings settings, long nanos,
-                             Routes routes) {
+                             Routes routes, List<BucketStats> buckets, List<HostStats> hosts) {
 
     public EngineSnapshot {
         classes = List.copyOf(classes);
         Objects.requireNonNull(routes, "routes");
+        buckets = buckets == null ? List.of() : List.copyOf(buckets);
+        hosts = hosts == null ? List.of() : List.copyOf(hosts);
+    }
+
+    /** A snapshot without token-bucket rules or virtual servers. */
+    public EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
+                          List<ClassStats> classes, Sessions sessions, Settings settings, long nanos, Routes routes) {
+        this(scheduling, maxExecuting, executing, queued, classes, sessions, settings, nanos, routes, List.of(),
+                List.of());
+    }
+
+    /**
+     * One token-bucket rule's counters since the engine started.
+     *
+     * @param name    the bucket
+     * @param hits    requests that matched it (admitted or refused)
+     * @param refused requests it refused
+     * @param rate    its rate now, requests per second
+     * @param depth   its depth
+     */
+    public record BucketStats(String name, long hits, long refused, double rate, int depth) {
+    }
+
+    /**
+     * One virtual server's counters since the engine started.
+     *
+     * @param name            the virtual server
+     * @param requests        its requests
+     * @param guaranteed      those within its guarantee (never refused for other hosts' load)
+     * @param guaranteedBytes the response bytes of the guaranteed requests, as far as known
+     */
+    public record HostStats(String name, long requests, long guaranteed, long guaranteedBytes) {
+    }
+
+    /** The stats of one bucket, or null. */
+    public BucketStats bucket(String name) {
+        for (BucketStats b : buckets) {
+            if (b.name().equals(name)) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    /** The stats of one virtual server, or null. */
+    public HostStats host(String name) {
+        for (HostStats h : hosts) {
+            if (h.name().equals(name)) {
+                return h;
+            }
+        }
+        return null;
     }
 
     /**

@@ -3,9 +3,11 @@ package dev.servletqos;
 import dev.servletqos.control.ControlLaw;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ContentTrees;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,15 +24,21 @@ import java.util.function.UnaryOperator;
  * and call {@link #enter}; the returned {@link Ticket} says whether to run the request now, park it, or refuse
  * it, and is told when a parked request may run.
  *
- * <p>For each request: (1) a request with a valid admission cookie belongs to an admitted session and keeps
- * its class; (2) otherwise the rules classify it and session admission decides (WebQoS triggers j and k, the
- * class's session rate), once per session; (3) the scheduler runs it, queues it, or refuses it when its
- * class's queue is full. An admitted session's later requests are never refused by admission.
+ * <p>For each request: (1) a token-bucket rule without a token refuses it, unless it is within its virtual
+ * server's guarantee; (2) a request with a valid, unexpired admission cookie belongs to an admitted session and
+ * keeps its class; otherwise its credentials (tier cookie, ip rules, rules marked trusted) give the new session
+ * its class; (3) the request rules (path, host, header) may lower this one request below its session's class,
+ * never raise it; (4) the request's content level is decided from its class's live level and the session (a new
+ * session at level 0 is refused); (5) session admission decides for a new session (WebQoS triggers j and k, or
+ * the queue guard, and the class's session rate), once per session; (6) the scheduler runs it, queues it, or
+ * refuses it when its class's queue is full or, when it would wait, when its session or its address already has
+ * too many requests in the engine ({@code admission.max-per-session}, {@code admission.max-queued-per-address}).
+ * An admitted session's later requests are never refused by admission.
  *
- * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, the controller's
- * mode and gains) are one immutable {@link Settings} value, replaced whole through {@link #apply}: by the
- * policy at start, by an operator (the setters, JMX) or by the feedback controller. {@link #snapshot()} says
- * which settings are in force and who set them last.
+ * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, content levels,
+ * the controller's mode and gains) are one immutable {@link Settings} value, replaced whole through
+ * {@link #apply}: by the policy at start, by an operator (the setters, JMX) or by the feedback controller.
+ * {@link #snapshot()} says which settings are in force and who set them last.
  *
  * <p>Thread-safe. The engine starts no thread: {@link #start(Periodic)} hands it the container's scheduler,
  * on which it runs its periodic work, the expiry sweep (every {@value #SWEEP_MILLIS} ms, so that requests
@@ -76,18 +84,42 @@ public final class QosEngine {
         this.sessions = new SessionTable(policy, new SessionCookies(sessionCookieName, tierCookies.signer(),
                 policy.sessionMaxAge(), policy.sessionCookieSecure(), clock), clock);
         this.regime = Regime.first(policy, new Classifier(policy, tierCookies));
+        sessions.reloaded(regime);
         this.scheduler = new Scheduler(regime, initialSettings(policy), clock);
         this.control = new ControlLoop(this);
+        warnOfRequestRulesThatChangeNothing(policy);
+    }
+
+    /**
+     * A path, host or header rule not marked trusted can only lower a request, so one naming the highest class
+     * changes nothing: most likely a policy written when such rules gave sessions their class. Said at start and
+     * at each reload.
+     */
+    private static void warnOfRequestRulesThatChangeNothing(QosPolicy policy) {
+        List<Rule> rules = policy.rules();
+        String highest = policy.classes().get(0).name();
+        for (int i = 0; i < rules.size(); i++) {
+            Rule r = rules.get(i);
+            if (!r.credential() && highest.equals(r.serviceClass())) {
+                LOG.log(System.Logger.Level.WARNING, "servlet-qos: classification rule " + (i + 1) + " in order ("
+                        + r.type().key() + " " + r.values() + ") names " + highest + ", the highest class, and changes nothing: a "
+                        + r.type().key() + " rule only lowers requests below their session's class, it never gives "
+                        + "a session its class. Mark it trusted (rule.<n>.trusted = true) only if the client cannot "
+                        + "choose what it reads; see docs/configuration.md, Classification rules");
+            }
+        }
     }
 
     /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */
     static Settings initialSettings(QosPolicy policy) {
         List<Settings.ClassSettings> classes = new ArrayList<>();
         for (ClassPolicy c : policy.classes()) {
+            int levels = c.content().levels();
             classes.add(new Settings.ClassSettings(c.name(), c.capacity().budget(), c.capacity().minBudget(),
-                    c.admission().sessionRate(), c.admission().sessionBurst(), c.delay().target()));
+                    c.admission().sessionRate(), c.admission().sessionBurst(), c.delay().target(), levels, levels));
         }
-        return new Settings(policy.maxExecuting(), policy.maxExecutingCeiling(), classes, policy.control(), Settings.Source.POLICY);
+        return new Settings(policy.maxExecuting(), policy.maxExecutingCeiling(), classes, policy.control(),
+                Settings.Source.POLICY, RequestBuckets.initial(policy));
     }
 
     /** An engine for this policy on the system clock. */
@@ -117,18 +149,112 @@ public final class QosEngine {
      */
     public Ticket enter(RequestView request, long nowNanos) {
         Regime r = regime;
-        SessionTable.Session s = sessions.lookup(request.cookie(sessionCookieName));
-        // a class index is meaningful with its policy's generation: the scheduler carries an older one over
-        int c = s != null ? s.classIndex() : r.classifier.classify(request);
-        int generation = s != null ? s.generation() : r.generation;
+        // a virtual server's requests within its guarantee are never refused for other hosts' load
+        VirtualServers.Host host = r.hosts.isEmpty() ? null : r.hosts.of(request.host());
+        boolean guaranteed = host != null && VirtualServers.take(host, nowNanos);
+        // the token-bucket rules refuse before the request is classified or its session looked up
+        if (!guaranteed && !r.buckets.isEmpty() && r.buckets.refuse(request, nowNanos) >= 0) {
+            return Ticket.refused(scheduler, nowNanos, scheduler.rejections().bucket());
+        }
+        String cookie = request.cookie(sessionCookieName);
+        long epochSecond = cookie != null ? clock.epochSecond() : 0;
+        SessionTable.Session s = sessions.lookup(cookie, epochSecond);
+        // the session's class comes from its credentials, once; request rules can only lower one request. A class
+        // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
+        int sessionClass = s == null ? r.classifier.classify(request)
+                : s.generation() == r.generation ? s.classIndex() : r.resolve(s.generation(), s.classIndex());
+        int c = r.classifier.requestClass(request, sessionClass);
+        Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
-        int route = scheduler.settings().control().capacity() == ControlPolicy.Capacity.AUTO
+        int route = settings.control().capacity() == ControlPolicy.Capacity.AUTO
                 ? routes.of(request.method(), request.path()) : 0;
-        Ticket t = scheduler.enter(c, generation, nowNanos, route, s == null);
+        Settings.ClassSettings cs = classSettings(settings, r, c);
+        int level = cs != null ? cs.levels() : r.policy.classes().get(c).content().levels();
+        String newId = null;
+        // a request within its virtual server's guarantee is served at full content, whatever the level
+        if (cs != null && cs.level() < level && !guaranteed) {
+            // degraded: the session decides between I and I+1, so a new one needs its id now
+            String id = s != null ? s.id() : (newId = SessionCookies.newSessionId());
+            level = level(cs.level(), cs.levels(), share(id));
+            if (level == 0 && s != null) {
+                level = 1; // an admitted session is served, at the lightest content
+            }
+        }
+        Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
+        Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
+                r.policy.maxQueuedPerAddress() > 0 ? request.remoteAddress() : null, host, guaranteed);
         if (t.state != Ticket.State.REJECTED) {
-            t.setCookieHeader(s != null ? sessions.renewal(s) : sessions.admitNew(t.serviceClass()));
+            String name = r.name(sessionClass);
+            t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond)
+                    : newId != null ? sessions.admitNew(name, newId, load)
+                    : sessions.admitNew(name, load));
         }
         return t;
+    }
+
+    /**
+     * The settings in force of class {@code c} of {@code r}, or null while a reload put another policy's settings
+     * in force that has no class of that name (the request then enters at full content, and the scheduler carries
+     * it over by name).
+     */
+    private static Settings.ClassSettings classSettings(Settings settings, Regime r, int c) {
+        List<Settings.ClassSettings> cs = settings.classes();
+        String name = r.name(c);
+        if (c < cs.size() && cs.get(c).name().equals(name)) {
+            return cs.get(c);
+        }
+        for (Settings.ClassSettings x : cs) {
+            if (x.name().equals(name)) {
+                return x;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The content level of a session whose {@link #share} is {@code share} when its class's level is {@code m}
+     * (paper 000 section 4.2): with {@code m = I + F}, I+1 if {@code share < F}, else I; at most {@code levels}.
+     * A session's level rises and falls with m, never against it, and stays while m does.
+     */
+    static int level(double m, int levels, double share) {
+        if (!(m < levels)) {
+            return levels;
+        }
+        if (!(m > 0)) {
+            return 0;
+        }
+        int whole = (int) m;
+        return share < m - whole ? whole + 1 : whole;
+    }
+
+    /**
+     * Where a session falls in [0, 1): a mix of the hash of its id (which the admission cookie carries and its
+     * renewals keep), the same on every node. Spread evenly over the sessions, so that the sessions below F are
+     * a fraction F of them.
+     */
+    static double share(String sessionId) {
+        long z = sessionId.hashCode() * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 32)) * 0xD6E8FEB86659FD93L;
+        z ^= z >>> 32;
+        return (z >>> 11) * 0x1.0p-53;
+    }
+
+    /**
+     * Where the static content of a request is served from at its content level ({@code content.*}, see
+     * {@link ContentTrees}): the path under the level's prefix, or null to serve
+     * {@code path} as it is. Allocates only a rewritten path.
+     *
+     * @param ticket  the request's ticket, as {@link #enter} returned it
+     * @param request the request: its path within the application, decoded and normalised by the container, is
+     *                read only for a request below full content while content trees are configured
+     */
+    public String contentPath(Ticket ticket, RequestView request) {
+        int levels = ticket.levels();
+        ContentTrees trees = regime.contentTrees;
+        if (ticket.level >= levels || trees.isEmpty()) {
+            return null;
+        }
+        return trees.rewrite(request.path(), ticket.level, levels);
     }
 
     /** Expires parked requests past their maximum wait (their listeners are told); returns how many. */
@@ -190,8 +316,10 @@ public final class QosEngine {
     /**
      * Puts new settings in force at once, replacing the old ones whole. They are clamped in one place
      * (max-executing at least 1 and the sum of the reserves, budgets 0..max-executing and, for the controller,
-     * at least the class's min-budget, rates finite); a raised budget starts waiting requests at once, a
-     * lowered one takes effect as running requests finish (non-preemptive).
+     * at least the class's min-budget, rates finite, content levels as the policy has them and each live level
+     * 0..levels, a level that is not a number leaving the one in force); a raised budget starts waiting
+     * requests at once, a lowered one takes effect as running requests finish (non-preemptive). A changed
+     * content level applies from the next request that enters.
      *
      * @param proposed the whole settings value, e.g. {@code settings().withBudgets(...)}
      * @param source   who changes them: an {@link Settings.Source#OPERATOR} or the {@link Settings.Source#CONTROLLER}
@@ -297,6 +425,27 @@ public final class QosEngine {
             return s.withCeiling(ceiling).withMaxExecuting(Math.min(s.maxExecuting(), ceiling));
         });
         return settings().ceiling();
+    }
+
+    /**
+     * Sets a token-bucket rule's rate (an operator's change; the bucket law, if it runs, moves it again from
+     * there each period). Clamped to at least the bucket's {@code min-rate}.
+     *
+     * @throws IllegalArgumentException for an unknown bucket or a rate that is not a positive number
+     */
+    public void setBucketRate(String bucket, double perSecond) {
+        if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+            throw new IllegalArgumentException("rate of bucket " + bucket + " = " + perSecond
+                    + ": must be a positive number");
+        }
+        update(s -> {
+            int i = s.bucketIndex(bucket);
+            if (i < 0) {
+                throw new IllegalArgumentException("no bucket \"" + bucket + "\"; buckets are "
+                        + s.buckets().stream().map(Settings.BucketSettings::name).toList());
+            }
+            return s.withBucketRate(i, perSecond);
+        });
     }
 
     /**
@@ -469,6 +618,7 @@ public final class QosEngine {
             }
         }
         rewatch();
+        warnOfRequestRulesThatChangeNothing(next);
         LOG.log(System.Logger.Level.INFO, "servlet-qos: policy reloaded: classes "
                 + next.classes().stream().map(ClassPolicy::name).toList());
         for (Consumer<QosPolicy> l : reloadListeners) {

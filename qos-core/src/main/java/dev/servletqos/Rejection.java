@@ -15,15 +15,31 @@ public final class Rejection {
         SESSION_QUEUED("session-queued"),
         /** A new session was refused by its class's session rate (token bucket). */
         SESSION_RATE("session-rate"),
+        /** A new session was refused because its class's content level was down to 0 (refuse). */
+        SESSION_LEVEL("session-level"),
         /** The class's queue was full. */
         QUEUE_FULL("queue-full"),
         /** The request waited longer than its class's maximum wait. */
-        EXPIRED("expired");
+        EXPIRED("expired"),
+        /** A token-bucket rule ({@code bucket.<name>.*}) had no token for the request. */
+        BUCKET("bucket"),
+        /**
+         * The request would have waited while its session already had {@code admission.max-per-session} requests
+         * executing and waiting (a cookie shared by many clients, or a client that does not wait for its answers).
+         */
+        SESSION_LIMIT("session-limit"),
+        /** The request would have waited while {@code admission.max-queued-per-address} from its address waited. */
+        ADDRESS_LIMIT("address-limit");
 
         private final String tag;
 
         Reason(String tag) {
             this.tag = tag;
+        }
+
+        /** Whether this refuses a new session (admission), rather than a request. */
+        public boolean newSession() {
+            return this == SESSION_QUEUED || this == SESSION_RATE || this == SESSION_LEVEL;
         }
 
         /** The lowercase name used in meters, logs and the JSON body. */
@@ -46,8 +62,9 @@ public final class Rejection {
         this.status = status;
         this.retryAfterSeconds = retryAfterSeconds;
         this.reason = reason;
-        String what = reason == Reason.SESSION_QUEUED || reason == Reason.SESSION_RATE
-                ? NEW_SESSION_REFUSED
+        String what = reason.newSession() ? NEW_SESSION_REFUSED
+                : reason == Reason.SESSION_LIMIT || reason == Reason.ADDRESS_LIMIT
+                ? "The site is very busy and is already working on several of your requests."
                 : "The site is very busy and could not answer your request in time.";
         this.html = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Server busy</title>"
                 + "</head>\n<body><h1>Server busy</h1><p>" + what + " Please try again in " + retryAfterSeconds
@@ -56,7 +73,10 @@ public final class Rejection {
                 + "\",\"retryAfterSeconds\":" + retryAfterSeconds + "}\n").getBytes(StandardCharsets.UTF_8);
     }
 
-    /** 503, or 429 for refused sessions when {@code admission.reject-status = 429}. */
+    /**
+     * 503; 429 for refused sessions when {@code admission.reject-status = 429}, and for the per-session and
+     * per-address limits (the client itself sends too many at once).
+     */
     public int status() {
         return status;
     }

@@ -8,7 +8,9 @@ import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -43,8 +45,22 @@ final class Scheduler {
     private volatile Lane[] lanes;
     private volatile AdmissionStep.Rejections rejections;
     private int reserves;
-    /** The generation of the policy in force ({@link Regime}), to carry class indexes of an earlier one over. */
+    /**
+     * The generation of the policy in force ({@link Regime}), to carry class indexes of an earlier one over; its
+     * token-bucket rules (their rates are put in force with the settings) and its virtual servers.
+     */
     private Regime regime;
+    /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
+    private Ticket guaranteedHead;
+    private Ticket guaranteedTail;
+    /** {@code admission.max-per-session} and {@code admission.max-queued-per-address}; 0 = no limit. */
+    private int maxPerSession;
+    private int maxQueuedPerAddress;
+    /**
+     * Requests waiting now per client address (those that entered while the limit was on: each is counted once
+     * and uncounted once, across reloads too); guarded by the lock.
+     */
+    private final Map<String, int[]> queuedByAddress = new HashMap<>();
 
     private volatile Settings settings;
     private boolean autoAdmission;
@@ -75,6 +91,11 @@ final class Scheduler {
          * null: a request still running here gives its permit back there.
          */
         Lane successor;
+        /**
+         * The class's content levels M (the policy's; a reload may change them). Read without the lock by
+         * {@link Ticket#levels()}.
+         */
+        volatile int levels;
         /** Copies of the settings in force that the request path reads. */
         int budget;
         long delayTargetNanos;
@@ -95,6 +116,15 @@ final class Scheduler {
         long sessionsAdmitted;
         long sessionsRefusedQueued;
         long sessionsRefusedRate;
+        /** New sessions refused because their content level was 0. */
+        long sessionsRefusedLevel;
+        /**
+         * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
+         * that ran at a level above M (a reload lowered M meanwhile) counts at M.
+         */
+        long[] completedByLevel;
+        long sessionLimited;
+        long addressLimited;
         long borrowedGrants;
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
@@ -124,6 +154,18 @@ final class Scheduler {
             this.maxWaitNanos = c.queue().maxWait().toNanos();
             this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
             this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
+            int m = c.content().levels();
+            if (completedByLevel == null) {
+                completedByLevel = new long[m + 1];
+            } else if (m != levels) {
+                // the counts stay, those above the new M count at M, so that they still add up
+                long[] by = new long[m + 1];
+                for (int i = 0; i < completedByLevel.length; i++) {
+                    by[Math.min(i, m)] += completedByLevel[i];
+                }
+                completedByLevel = by;
+            }
+            this.levels = m;
         }
 
         /** The lane a request of this one belongs to now: itself, or where a reload moved its requests. */
@@ -142,6 +184,14 @@ final class Scheduler {
             refusalsNanos = now;
             return refusals;
         }
+    }
+
+    /**
+     * One admitted session's requests executing and waiting now, for {@code admission.max-per-session}: shared by
+     * the session's entries in the session table (its cookie and its renewals). Guarded by the lock.
+     */
+    static final class Load {
+        int requests;
     }
 
     /**
@@ -187,6 +237,8 @@ final class Scheduler {
             sum += l.reserve;
         }
         reserves = sum;
+        maxPerSession = p.maxPerSession();
+        maxQueuedPerAddress = p.maxQueuedPerAddress();
         lanes = next;
         regime = r;
     }
@@ -249,22 +301,43 @@ final class Scheduler {
     }
 
     /**
-     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known):
-     * RUNNING, PARKED or REJECTED. The first request of a new session meets admission first (the admission steps
+     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known)
+     * at content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of
+     * generation {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over
+     * by the class's name, and the level is lowered to the class's levels if the reload gave it fewer. The first request of a new session meets
+     * admission first (refused at level 0, else the admission steps of its session's class {@code sessionClass},
      * in order), and the session counts as admitted only if its request is not rejected; a request of a known
-     * (admitted) session is never refused by admission (only by a full queue).
+     * (admitted) session is never refused by admission, and never comes at level 0. A request that would have to
+     * wait is refused when its class's queue is full, when its session already has
+     * {@code admission.max-per-session} requests executing and waiting, or when
+     * {@code admission.max-queued-per-address} requests from its address wait. A request of virtual server
+     * {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full queue or a
+     * limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves kept),
+     * else waits in the guaranteed queue, which is served before every class's.
+     *
+     * @param load    the session's requests in flight, counted while this one is; null: not counted
+     * @param address the client's address, for the per-address limit; null: not counted
      */
-    Ticket enter(int classIndex, int generation, long now, int route, boolean newSession) {
-        Ticket t = new Ticket(this, now, route);
+    Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
+                 Load load, String address, VirtualServers.Host host, boolean guaranteed) {
+        Ticket t = new Ticket(this, now, route, level);
+        t.host = host;
+        t.guaranteed = guaranteed;
         Ticket ready = null;
         lock.lock();
         try {
             // an index of the policy before a reload is carried over by the class's name
-            Lane lane = lanes[generation == regime.generation ? classIndex : regime.resolve(generation, classIndex)];
+            Regime r = regime;
+            boolean same = generation == r.generation;
+            Lane lane = lanes[same ? classIndex : r.resolve(generation, classIndex)];
+            Lane sessionLane = lanes[same ? sessionClass : r.resolve(generation, sessionClass)];
+            if (t.level > lane.levels) {
+                t.level = (byte) lane.levels;
+            }
             t.lane = lane;
             lane.entered++;
             ready = expireOverdueLocked(now, null);
-            decideLocked(t, lane, now, newSession);
+            decideLocked(t, lane, sessionLane, now, newSession, load, address);
         } finally {
             lock.unlock();
         }
@@ -273,31 +346,93 @@ final class Scheduler {
         return t;
     }
 
-    private void decideLocked(Ticket t, Lane lane, long now, boolean newSession) {
-        if (newSession && !admitLocked(t, lane, now)) {
+    private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, Load load,
+                              String address) {
+        if (t.guaranteed) {
+            // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
+            // that can start takes nothing from it
+            if (canStart(lane, true)) {
+                grantLocked(t, lane, now);
+                lane.waitBuckets[0]++;
+            } else {
+                enqueueLocked(t, lane);
+            }
+            if (newSession) {
+                sessionLane.sessionsAdmitted++;
+            }
+            return;
+        }
+        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane) : !admitLocked(t, lane, sessionLane, now))) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
             grantLocked(t, lane, now);
             lane.waitBuckets[0]++;
         } else if (lane.queued >= lane.maxQueue) {
-            lane.rejected++;
             lane.queueFull++;
-            t.rejectWith(rejections.queueFull());
-            t.state = State.REJECTED;
+            refuseLocked(t, lane, rejections.queueFull());
+            return;
+        } else if (load != null && maxPerSession > 0 && load.requests >= maxPerSession) {
+            lane.sessionLimited++;
+            refuseLocked(t, lane, rejections.sessionLimit());
+            return;
+        } else if (address != null && maxQueuedPerAddress > 0 && queuedFrom(address) >= maxQueuedPerAddress) {
+            lane.addressLimited++;
+            refuseLocked(t, lane, rejections.addressLimit());
             return;
         } else {
             enqueueLocked(t, lane);
+            if (address != null && maxQueuedPerAddress > 0) {
+                queuedByAddress.computeIfAbsent(address, a -> new int[1])[0]++;
+                t.address = address;
+            }
+        }
+        if (load != null) {
+            load.requests++;
+            t.load = load;
         }
         if (newSession) {
-            lane.sessionsAdmitted++;
-            lane.sessions.take();
+            sessionLane.sessionsAdmitted++;
+            sessionLane.sessions.take();
         }
     }
 
-    private boolean admitLocked(Ticket t, Lane lane, long now) {
+    /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
+    private boolean refuseLevelLocked(Ticket t, Lane lane, Lane sessionLane) {
+        lane.rejected++;
+        sessionLane.sessionsRefusedLevel++;
+        t.rejectWith(rejections.sessionLevel());
+        t.state = State.REJECTED;
+        return true;
+    }
+
+    private void refuseLocked(Ticket t, Lane lane, Rejection r) {
+        lane.rejected++;
+        t.rejectWith(r);
+        t.state = State.REJECTED;
+    }
+
+    private int queuedFrom(String address) {
+        int[] n = queuedByAddress.get(address);
+        return n == null ? 0 : n[0];
+    }
+
+    /** A ticket left RUNNING or PARKED for good: its session has one request fewer in flight. */
+    private static void endedLocked(Ticket t) {
+        Load load = t.load;
+        if (load != null) {
+            load.requests--;
+            t.load = null;
+        }
+    }
+
+    /**
+     * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
+     * session rate they use; the refused request counts in the class it entered.
+     */
+    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now) {
         for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
-            Rejection refusal = step.refuse(lane, this, now);
+            Rejection refusal = step.refuse(sessionLane, this, now);
             if (refusal != null) {
                 lane.rejected++;
                 t.rejectWith(refusal);
@@ -332,6 +467,7 @@ final class Scheduler {
             // the default class took its requests, and this permit)
             lane = t.lane.current();
             t.lane = lane;
+            endedLocked(t);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
                 if (declined) {
@@ -340,8 +476,9 @@ final class Scheduler {
                 } else {
                     t.state = State.COMPLETED;
                     lane.completed++;
+                    lane.completedByLevel[Math.min(t.level, lane.levels)]++;
                     if (now != NO_TIME) {
-                        long took = Math.max(0, now - t.grantedNanos);
+                        long took = Math.max(0, now - t.timeNanos);
                         lane.serviceNanos += took;
                         lane.serviceTimed++;
                         routeNanos[t.route] += took;
@@ -350,6 +487,9 @@ final class Scheduler {
                     }
                     if (bytes > 0) {
                         lane.bytes += bytes;
+                    }
+                    if (t.guaranteed) {
+                        VirtualServers.delivered(t.host, bytes, now != NO_TIME ? now : clock.nanoTime());
                     }
                 }
             } else if (t.state == State.PARKED) {
@@ -380,6 +520,7 @@ final class Scheduler {
             Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
             unlinkLocked(t, lane);
+            endedLocked(t);
             t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
@@ -412,11 +553,30 @@ final class Scheduler {
         if (parked == 0) {
             return null;
         }
+        // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
+        for (Ticket h = guaranteedHead; h != null; ) {
+            Ticket next = h.next;
+            Lane lane = h.lane;
+            if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
+                unlinkLocked(h, lane);
+                endedLocked(h);
+                h.rejectWith(rejections.expired());
+                h.state = State.EXPIRED;
+                lane.expired++;
+                h.readyNext = ready;
+                ready = h;
+                if (count != null) {
+                    count[0]++;
+                }
+            }
+            h = next;
+        }
         for (Lane lane : lanes) {
             // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
             Ticket h;
             while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
                 unlinkLocked(h, lane);
+                endedLocked(h);
                 h.rejectWith(rejections.expired());
                 h.state = State.EXPIRED;
                 lane.expired++;
@@ -487,6 +647,7 @@ final class Scheduler {
             for (Lane gone : old.values()) {
                 moveLocked(gone, target);
             }
+            initial = keepLiveLocked(initial, next);
             takePolicyLocked(next, fresh);
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
@@ -498,6 +659,32 @@ final class Scheduler {
         }
         notifyAll(ready);
         return applied;
+    }
+
+    /**
+     * The reloaded policy's settings with what stays live kept from the settings in force: a class's content level
+     * when the class stays with the same number of levels, a token-bucket rule's rate when the rule stays the same
+     * (same name, paths or cookie, rate, minimum and depth); everything else is the new policy's.
+     */
+    private Settings keepLiveLocked(Settings initial, Regime next) {
+        Settings was = settings;
+        Settings out = initial;
+        for (int i = 0; i < out.classes().size(); i++) {
+            Settings.ClassSettings c = out.get(i);
+            for (Settings.ClassSettings w : was.classes()) {
+                if (w.name().equals(c.name()) && w.levels() == c.levels()) {
+                    out = out.withClass(i, c.withLevel(w.level()));
+                }
+            }
+        }
+        List<dev.servletqos.policy.BucketPolicy> rules = next.policy.buckets();
+        for (int i = 0; i < rules.size(); i++) {
+            int k = was.bucketIndex(rules.get(i).name());
+            if (k >= 0 && regime.buckets.keeps(rules.get(i))) {
+                out = out.withBucketRate(i, was.buckets().get(k).rate());
+            }
+        }
+        return out;
     }
 
     /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
@@ -528,6 +715,12 @@ final class Scheduler {
         }
         target.head = head;
         target.tail = tail;
+        // the guaranteed queue keeps its order: its tickets of the removed class only change class
+        for (Ticket g = guaranteedHead; g != null; g = g.next) {
+            if (g.lane == gone) {
+                g.lane = target;
+            }
+        }
         target.queued += gone.queued;
         target.executing += gone.executing;
         target.entered += gone.queued + gone.executing;
@@ -546,7 +739,9 @@ final class Scheduler {
      * operator's max-executing, never to the controller's), max-executing
      * to {@code max(1, sum of reserves)..ceiling}, each
      * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
-     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero. The
+     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero, content
+     * levels to the policy's (fixed) and each live level to {@code 0..levels} (not a number: the level in force
+     * stays). The
      * control settings are not clamped but refused when out of range (a gain that is not a number has no
      * sensible nearest value).
      */
@@ -574,9 +769,63 @@ final class Scheduler {
             int burst = Math.max(1, c.sessionBurst());
             Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero() ? Duration.ofNanos(1)
                     : c.delayTarget();
-            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target);
+            int levels = lanes[i].levels;
+            double level = Double.isNaN(c.level()) ? levelInForce(i, levels)
+                    : Math.max(0, Math.min(levels, c.level()));
+            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target, levels, level);
         }
-        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source);
+        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source, clampBuckets(s.buckets()));
+    }
+
+    /** The lowest rate a bucket is set to, whatever its minimum: a rate of 0 would mean no limit. */
+    static final double LEAST_BUCKET_RATE = 0.001;
+
+    /**
+     * Bucket rates: at least the bucket's minimum (and {@value #LEAST_BUCKET_RATE}/s), at most 1e9; a rate that
+     * is not a number keeps the one in force; minimum and depth stay as the policy gave them.
+     */
+    /** The rate in force of bucket {@code i} of the policy in force ({@code was}: its initial settings). */
+    private double bucketRateInForce(int i, Settings.BucketSettings was) {
+        Settings s = settings;
+        if (s != null && i < s.buckets().size() && s.buckets().get(i).name().equals(was.name())) {
+            return s.buckets().get(i).rate();
+        }
+        return was.rate();
+    }
+
+    /**
+     * The live level in force of class {@code i} of the policy in force, or its {@code levels} (full content) when
+     * the settings in force are another policy's and had no class of its name with as many levels.
+     */
+    private double levelInForce(int i, int levels) {
+        Settings s = settings;
+        if (s == null || i >= s.classes().size()) {
+            return levels;
+        }
+        Settings.ClassSettings c = s.get(i);
+        return c.name().equals(lanes[i].name) && c.levels() == levels ? c.level() : levels;
+    }
+
+    private List<Settings.BucketSettings> clampBuckets(List<Settings.BucketSettings> proposed) {
+        // names, minimums and depths are the policy's (a reloaded one's once it is in force)
+        List<Settings.BucketSettings> fixed = RequestBuckets.initial(regime.policy);
+        if (proposed.size() != fixed.size()) {
+            throw new IllegalArgumentException(proposed.size() + " buckets in the settings, the engine has "
+                    + fixed.size());
+        }
+        List<Settings.BucketSettings> out = new ArrayList<>(fixed.size());
+        for (int i = 0; i < fixed.size(); i++) {
+            Settings.BucketSettings was = fixed.get(i);
+            Settings.BucketSettings b = proposed.get(i);
+            if (!b.name().equals(was.name())) {
+                throw new IllegalArgumentException("bucket " + i + " of the settings is " + b.name()
+                        + ", the engine's is " + was.name());
+            }
+            double rate = Double.isNaN(b.rate()) ? bucketRateInForce(i, was) : b.rate();
+            rate = Math.max(Math.max(was.minRate(), LEAST_BUCKET_RATE), Math.min(1e9, rate));
+            out.add(new Settings.BucketSettings(was.name(), rate, was.minRate(), was.depth()));
+        }
+        return out;
     }
 
     private static int clamp(int v, int lo, int hi) {
@@ -603,6 +852,7 @@ final class Scheduler {
                 l.sessions.configure(c.sessionRate(), c.sessionBurst(), now);
             }
         }
+        regime.buckets.configure(s.buckets(), now);
         settings = s;
     }
 
@@ -640,7 +890,7 @@ final class Scheduler {
         executing++;
         lane.grants++;
         policy.granted(lane);
-        t.grantedNanos = now;
+        t.timeNanos = now;
         t.state = State.RUNNING;
     }
 
@@ -650,7 +900,21 @@ final class Scheduler {
     }
 
     private void enqueueLocked(Ticket t, Lane lane) {
-        t.deadlineNanos = t.enteredNanos + lane.delayTargetNanos;
+        t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline
+        if (t.guaranteed) {
+            t.prev = guaranteedTail;
+            t.next = null;
+            if (guaranteedTail == null) {
+                guaranteedHead = t;
+            } else {
+                guaranteedTail.next = t;
+            }
+            guaranteedTail = t;
+            lane.queued++;
+            parked++;
+            t.state = State.PARKED;
+            return;
+        }
         if (lane.head == null) {
             policy.becameBusy(lane);
         }
@@ -669,12 +933,20 @@ final class Scheduler {
 
     private void unlinkLocked(Ticket t, Lane lane) {
         if (t.prev == null) {
-            lane.head = t.next;
+            if (t.guaranteed) {
+                guaranteedHead = t.next;
+            } else {
+                lane.head = t.next;
+            }
         } else {
             t.prev.next = t.next;
         }
         if (t.next == null) {
-            lane.tail = t.prev;
+            if (t.guaranteed) {
+                guaranteedTail = t.prev;
+            } else {
+                lane.tail = t.prev;
+            }
         } else {
             t.next.prev = t.prev;
         }
@@ -682,22 +954,34 @@ final class Scheduler {
         t.next = null;
         lane.queued--;
         parked--;
+        String address = t.address;
+        if (address != null) {
+            t.address = null;
+            int[] n = queuedByAddress.get(address);
+            if (--n[0] == 0) {
+                queuedByAddress.remove(address);
+            }
+        }
     }
 
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
     private Ticket dispatchLocked(Ticket ready, long now) {
         while (parked > 0 && executing < maxExecuting) {
-            Lane lane = autoAdmission ? overdue(now) : null;
+            Ticket t = startableGuaranteed();
+            Lane lane = t != null ? t.lane : null;
             if (lane == null) {
-                lane = pick(false);
+                lane = autoAdmission ? overdue(now) : null;
+                if (lane == null) {
+                    lane = pick(false);
+                }
+                if (lane == null && borrowing) {
+                    lane = pick(true);
+                }
+                if (lane == null) {
+                    break;
+                }
+                t = lane.head;
             }
-            if (lane == null && borrowing) {
-                lane = pick(true);
-            }
-            if (lane == null) {
-                break;
-            }
-            Ticket t = lane.head;
             unlinkLocked(t, lane);
             grantLocked(t, lane, now);
             long waited = Math.max(0, now - t.enteredNanos);
@@ -707,6 +991,19 @@ final class Scheduler {
             ready = t;
         }
         return ready;
+    }
+
+    /**
+     * The first waiting guaranteed request whose class may start now (borrowing allowed, reserves kept), or null:
+     * one held back by another class's reserve does not hold back those behind it of classes that may start.
+     */
+    private Ticket startableGuaranteed() {
+        for (Ticket g = guaranteedHead; g != null; g = g.next) {
+            if (canStart(g.lane, true)) {
+                return g;
+            }
+        }
+        return null;
     }
 
     /**
@@ -783,13 +1080,15 @@ final class Scheduler {
                 stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight, l.executing,
                         Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
-                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.borrowedGrants, l.grants, l.waitNanos,
-                        l.waitBuckets, l.serviceNanos, l.serviceTimed, l.bytes, l.sessions.rate(),
-                        l.sessions.burst()));
+                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
+                        l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
+                        l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
+                        settings.get(l.index).level(), l.completedByLevel));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
-                    new EngineSnapshot.Routes(routeTimed, routeNanos));
+                    new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(),
+                    regime.hosts.stats());
         } finally {
             lock.unlock();
         }

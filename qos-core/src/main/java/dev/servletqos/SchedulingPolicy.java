@@ -37,7 +37,7 @@ interface SchedulingPolicy {
             case WEIGHTED:
                 return new Weighted();
             case EARLIEST_DEADLINE:
-                return (candidate, best) -> candidate.head.deadlineNanos - best.head.deadlineNanos < 0;
+                return (candidate, best) -> candidate.head.timeNanos - best.head.timeNanos < 0; // deadlines
             default:
                 return StrictPriority.INSTANCE;
         }

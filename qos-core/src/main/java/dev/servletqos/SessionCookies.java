@@ -137,7 +137,10 @@ final class SessionCookies {
         if (parsed.status() != Status.VALID) {
             return FAILURES[parsed.status().ordinal()];
         }
-        return new Verified(Status.VALID, parsed.serviceClass(), parsed.id(), parsed.expires());
+        // valid until the earlier of its expiry and the end of its max age: a cached session is checked against it
+        long until = parsed.issued() <= Long.MAX_VALUE - maxAgeSeconds
+                ? Math.min(parsed.expires(), parsed.issued() + maxAgeSeconds) : parsed.expires();
+        return new Verified(Status.VALID, parsed.serviceClass(), parsed.id(), until);
     }
 
     private long cap(long admittedUntil, long now) {
@@ -164,7 +167,8 @@ final class SessionCookies {
      * @param status what the check found; never null
      * @param serviceClass the admitted class, or null unless VALID
      * @param sessionId the session id, or null unless VALID
-     * @param admittedUntil seconds since the epoch until which the session is admitted, or 0 unless VALID
+     * @param admittedUntil seconds since the epoch until which the session is admitted: the cookie's expiry, or the
+ *     end of its max age in force if that is earlier; 0 unless VALID
      */
     record Verified(Status status, String serviceClass, String sessionId, long admittedUntil) {
     }

@@ -25,9 +25,10 @@ final class SessionTable {
 
     /**
      * An admitted session: its class (an index of the policy's generation {@code generation}, see {@link Regime}),
-     * its id and until when the cookie the client holds is valid.
+     * its id, until when the cookie the client holds is valid (seconds since the epoch), and its requests in flight
+     * (shared with the entries of its renewed cookies; a reload leaves it as it is).
      */
-    record Session(int classIndex, int generation, String id, long admittedUntil) {
+    record Session(int classIndex, int generation, String id, long admittedUntil, Scheduler.Load load) {
     }
 
     private final Cache<String, Session> sessions;
@@ -56,14 +57,24 @@ final class SessionTable {
                 .build();
     }
 
-    /** The admitted session this cookie value stands for, or null for a new session. */
-    Session lookup(String cookieValue) {
+    /**
+     * The admitted session this cookie value stands for, or null for a new session. A cookie is checked for expiry
+     * on every request, also when this node has it in its table: an expired one is a new session.
+     *
+     * @param nowEpochSecond the clock's {@code epochSecond()} now
+     */
+    Session lookup(String cookieValue, long nowEpochSecond) {
         if (cookieValue == null) {
             return null;
         }
         Session s = sessions.getIfPresent(cookieValue);
         if (s != null) {
-            return s;
+            if (s.admittedUntil() > nowEpochSecond) {
+                return s;
+            }
+            sessions.invalidate(cookieValue);
+            cookieResults[TierCookies.Verified.Status.EXPIRED.ordinal()].increment();
+            return null;
         }
         SessionCookies.Verified v = cookies.verify(cookieValue);
         cookieResults[v.status().ordinal()].increment();
@@ -74,7 +85,8 @@ final class SessionTable {
         if (!r.has(v.serviceClass())) {
             return null;
         }
-        s = new Session(r.indexOf(v.serviceClass()), r.generation, v.sessionId(), v.admittedUntil());
+        s = new Session(r.indexOf(v.serviceClass()), r.generation, v.sessionId(), v.admittedUntil(),
+                new Scheduler.Load());
         sessions.put(cookieValue, s);
         return s;
     }
@@ -83,25 +95,34 @@ final class SessionTable {
      * The Set-Cookie header that renews an admitted session's cookie once half its validity has passed, or
      * null while it is fresh: an active session never reaches the end of its admission.
      */
-    String renewal(Session s) {
-        long now = clock.epochSecond();
-        if (s.admittedUntil() - now > maxAgeSeconds / 2) {
+    String renewal(Session s, long nowEpochSecond) {
+        if (s.admittedUntil() - nowEpochSecond > maxAgeSeconds / 2) {
             return null;
         }
         Regime r = regime;
-        return admit(r, r.resolve(s.generation(), s.classIndex()), s.id(), now);
+        return admit(r, r.resolve(s.generation(), s.classIndex()), s.id(), nowEpochSecond, s.load());
     }
 
-    /** Records a newly admitted session of the class of that name and returns its admission cookie's Set-Cookie. */
-    String admitNew(String serviceClass) {
+    /**
+     * Records a newly admitted session of the class of that name (the default class's if a reload removed it
+     * meanwhile) and returns the Set-Cookie header of its admission cookie.
+     *
+     * @param load its requests in flight (its first one), or null for a new count
+     */
+    String admitNew(String serviceClass, Scheduler.Load load) {
+        return admitNew(serviceClass, SessionCookies.newSessionId(), load);
+    }
+
+    /** {@link #admitNew(String, Scheduler.Load)} with an id already drawn ({@link SessionCookies#newSessionId()}). */
+    String admitNew(String serviceClass, String id, Scheduler.Load load) {
         Regime r = regime;
-        return admit(r, r.indexOf(serviceClass), SessionCookies.newSessionId(), clock.epochSecond());
+        return admit(r, r.indexOf(serviceClass), id, clock.epochSecond(), load != null ? load : new Scheduler.Load());
     }
 
-    private String admit(Regime r, int classIndex, String id, long now) {
+    private String admit(Regime r, int classIndex, String id, long now, Scheduler.Load load) {
         long until = now + maxAgeSeconds;
         String value = cookies.issue(r.policy.classes().get(classIndex).name(), id, until);
-        sessions.put(value, new Session(classIndex, r.generation, id, until));
+        sessions.put(value, new Session(classIndex, r.generation, id, until, load));
         return cookies.setCookieHeader(value, until);
     }
 

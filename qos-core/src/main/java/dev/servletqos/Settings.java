@@ -8,9 +8,9 @@ import java.util.Objects;
 
 /**
  * The settings the engine acts on now: the total concurrency, each class's budget, minimum budget, session
- * rate and delay target, and the controller's mode, period and gains. One immutable value that the engine
- * replaces whole ({@link QosEngine#apply(Settings, Settings.Source)}), clamped there in one place, so that
- * the request path always reads one consistent set. The snapshot says which settings are in force and who
+ * rate, delay target and content level, and the controller's mode, period and gains. One immutable value that
+ * the engine replaces whole ({@link QosEngine#apply(Settings, Settings.Source)}), clamped there in one place, so
+ * that the request path always reads one consistent set. The snapshot says which settings are in force and who
  * set them last.
  *
  * <p>Build a changed copy with the {@code with} methods; they do not validate (the engine does when the
@@ -24,8 +24,36 @@ import java.util.Objects;
  * @param control      the controller's mode, period, delay statistic, gains and anti-windup (the policy's
  *                     {@code control.*}, changeable live)
  * @param source       who set these settings last
+ * @param buckets      the token-bucket rules' rates, in the policy's order ({@code bucket.<name>.*}); empty
+ *                     when the policy has none
  */
-public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classes, ControlPolicy control, Source source) {
+public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classes, ControlPolicy control, Source source,
+                       List<BucketSettings> buckets) {
+
+    /** Settings without token-bucket rules. */
+    public Settings(int maxExecuting, int ceiling, List<ClassSettings> classes, ControlPolicy control, Source source) {
+        this(maxExecuting, ceiling, classes, control, source, List.of());
+    }
+
+    /**
+     * One token-bucket rule's live settings (paper 002): its rate, set by the bucket law or an operator, never
+     * below its minimum; the depth is fixed by the policy.
+     *
+     * @param name    the bucket
+     * @param rate    requests per second it admits now
+     * @param minRate the lowest rate it may be set to ({@code bucket.<name>.min-rate})
+     * @param depth   its depth, fixed ({@code bucket.<name>.depth})
+     */
+    public record BucketSettings(String name, double rate, double minRate, int depth) {
+
+        public BucketSettings {
+            Objects.requireNonNull(name, "name");
+        }
+
+        public BucketSettings withRate(double r) {
+            return new BucketSettings(name, r, minRate, depth);
+        }
+    }
 
     /** Who changed the settings last. */
     public enum Source {
@@ -47,34 +75,53 @@ public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classe
      * @param sessionBurst   the session token bucket's depth, at least 1
      * @param delayTarget    the class's delay target: the absolute controller's reference, and (as a ratio to
      *                       the next class's) the relative controller's; also the EDF deadline
+     * @param levels         the class's content levels M ({@code class.<name>.levels}), fixed by the policy:
+     *                       {@link QosEngine#apply} keeps the policy's value whatever is proposed
+     * @param level          the live fractional content level m, 0..M (M: full content for everyone): with
+     *                       {@code m = I + F}, a fraction F of the sessions is served at level I+1 and the rest at
+     *                       I, level 0 refusing new sessions ({@link QosEngine#enter}); set by the controller or an
+     *                       operator through {@link QosEngine#apply}, clamped there to 0..M (not a number: the
+     *                       old value stays)
      */
     public record ClassSettings(String name, int budget, int minBudget, double sessionRate, int sessionBurst,
-                                Duration delayTarget) {
+                                Duration delayTarget, int levels, double level) {
 
         public ClassSettings {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(delayTarget, "delayTarget");
         }
 
+        /** A class with one content level (full content only) and its level at full. */
+        public ClassSettings(String name, int budget, int minBudget, double sessionRate, int sessionBurst,
+                             Duration delayTarget) {
+            this(name, budget, minBudget, sessionRate, sessionBurst, delayTarget, 1, 1);
+        }
+
         public ClassSettings withBudget(int b) {
-            return new ClassSettings(name, b, minBudget, sessionRate, sessionBurst, delayTarget);
+            return new ClassSettings(name, b, minBudget, sessionRate, sessionBurst, delayTarget, levels, level);
         }
 
         public ClassSettings withSessionRate(double perSecond, int burst) {
-            return new ClassSettings(name, budget, minBudget, perSecond, burst, delayTarget);
+            return new ClassSettings(name, budget, minBudget, perSecond, burst, delayTarget, levels, level);
         }
 
         public ClassSettings withMinBudget(int m) {
-            return new ClassSettings(name, budget, m, sessionRate, sessionBurst, delayTarget);
+            return new ClassSettings(name, budget, m, sessionRate, sessionBurst, delayTarget, levels, level);
         }
 
         public ClassSettings withDelayTarget(Duration d) {
-            return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, d);
+            return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, d, levels, level);
+        }
+
+        /** A copy with the fractional content level {@code m} (0..{@link #levels()}; clamped when applied). */
+        public ClassSettings withLevel(double m) {
+            return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, delayTarget, levels, m);
         }
     }
 
     public Settings {
         classes = List.copyOf(classes);
+        buckets = buckets == null ? List.of() : List.copyOf(buckets);
         Objects.requireNonNull(control, "control");
         Objects.requireNonNull(source, "source");
     }
@@ -102,29 +149,51 @@ public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classe
         for (int i = 0; i < c.length; i++) {
             c[i] = c[i].withBudget(budgets[i]);
         }
-        return new Settings(maxExecuting, ceiling, Arrays.asList(c), control, source);
+        return new Settings(maxExecuting, ceiling, Arrays.asList(c), control, source, buckets);
     }
 
     /** A copy with one class's settings replaced. */
     public Settings withClass(int index, ClassSettings c) {
         ClassSettings[] all = classes.toArray(new ClassSettings[0]);
         all[index] = c;
-        return new Settings(maxExecuting, ceiling, Arrays.asList(all), control, source);
+        return new Settings(maxExecuting, ceiling, Arrays.asList(all), control, source, buckets);
     }
 
     public Settings withMaxExecuting(int max) {
-        return new Settings(max, ceiling, classes, control, source);
+        return new Settings(max, ceiling, classes, control, source, buckets);
     }
 
     public Settings withCeiling(int c) {
-        return new Settings(maxExecuting, c, classes, control, source);
+        return new Settings(maxExecuting, c, classes, control, source, buckets);
     }
 
     public Settings withControl(ControlPolicy c) {
-        return new Settings(maxExecuting, ceiling, classes, c, source);
+        return new Settings(maxExecuting, ceiling, classes, c, source, buckets);
     }
 
     public Settings withSource(Source s) {
-        return new Settings(maxExecuting, ceiling, classes, control, s);
+        return new Settings(maxExecuting, ceiling, classes, control, s, buckets);
+    }
+
+    /** A copy with these bucket settings (one per bucket of the policy, in its order). */
+    public Settings withBuckets(List<BucketSettings> b) {
+        return new Settings(maxExecuting, ceiling, classes, control, source, b);
+    }
+
+    /** A copy with one bucket's rate replaced. */
+    public Settings withBucketRate(int index, double rate) {
+        BucketSettings[] all = buckets.toArray(new BucketSettings[0]);
+        all[index] = all[index].withRate(rate);
+        return withBuckets(Arrays.asList(all));
+    }
+
+    /** The index of the bucket named {@code name}, or -1. */
+    public int bucketIndex(String name) {
+        for (int i = 0; i < buckets.size(); i++) {
+            if (buckets.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

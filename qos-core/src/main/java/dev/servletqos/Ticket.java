@@ -70,20 +70,34 @@ public final class Ticket {
      */
     Scheduler.Lane lane;
     final long enteredNanos;
-    /** The request's route ({@link Routes}): whose service times its own is compared with. */
-    final int route;
+    /**
+     * The request's route ({@link Routes}, below {@value Routes#MAX}): whose service times its own is compared
+     * with. A short and the level a byte, so that both share one four-byte slot and the ticket stays 80 bytes.
+     */
+    final short route;
+    /**
+     * The content level the engine decided for this request: 0 (refused new session) .. the class's levels; lowered
+     * under the scheduler's lock at entry when a reload gave its class fewer levels meanwhile.
+     */
+    byte level;
 
     /** Written under the scheduler's lock, read anywhere. */
     volatile State state;
     /** Queue links and times, guarded by the scheduler's lock. */
     Ticket prev;
     Ticket next;
-    /** While parked: the EDF deadline (arrival + the class's delay target then). */
-    long deadlineNanos;
-    /** Once running: when the permit was granted (service time is measured from here). */
-    long grantedNanos;
+    /**
+     * While parked: the EDF deadline (arrival + the class's delay target then); once running: when the permit was
+     * granted (service time is measured from here). One field, since a ticket is never both: it keeps a ticket at
+     * 80 bytes with the session and address fields below.
+     */
+    long timeNanos;
     /** Tickets to notify after the scheduler's lock is released; guarded by it until handed over. */
     Ticket readyNext;
+    /** While running or parked: its session's requests in flight, when counted; guarded by the scheduler's lock. */
+    Scheduler.Load load;
+    /** While parked: the client address it is counted under, when counted; guarded by the scheduler's lock. */
+    String address;
 
     private volatile Listener listener;
     @SuppressWarnings("unused") // accessed through NOTIFIED
@@ -91,11 +105,19 @@ public final class Ticket {
 
     private Rejection rejection;
     private String setCookie;
+    /**
+     * The virtual server of the request ({@link VirtualServers}), or null: the one of the policy it entered under,
+     * so that its bytes are counted there after a reload too.
+     */
+    VirtualServers.Host host;
+    /** Within its virtual server's guarantee: never refused, started before requests that are not. */
+    boolean guaranteed;
 
-    Ticket(Scheduler scheduler, long enteredNanos, int route) {
+    Ticket(Scheduler scheduler, long enteredNanos, int route, int level) {
         this.scheduler = scheduler;
         this.enteredNanos = enteredNanos;
-        this.route = route;
+        this.route = (short) route;
+        this.level = (byte) level;
     }
 
     /** The current state; see the class documentation. */
@@ -105,10 +127,43 @@ public final class Ticket {
 
     /**
      * The service class this request is served under: the one it was classified into, or the default class when
-     * a reloaded policy removed that one.
+     * a reloaded policy removed that one; null for a request a token-bucket rule refused before it was classified.
      */
     public String serviceClass() {
-        return lane.name;
+        Scheduler.Lane l = lane;
+        return l == null ? null : l.name;
+    }
+
+    /** Whether the request is within its virtual server's guarantee ({@code vhost.<name>.*}). */
+    public boolean guaranteed() {
+        return guaranteed;
+    }
+
+    /** A request refused before classification (a token-bucket rule): REJECTED, in no class. */
+    static Ticket refused(Scheduler scheduler, long now, Rejection r) {
+        Ticket t = new Ticket(scheduler, now, 0, 0);
+        t.rejectWith(r);
+        t.state = State.REJECTED;
+        return t;
+    }
+
+    /**
+     * The content level to serve this request at (paper 000 section 4.2): from 1 (the lightest content) to the
+     * class's {@code levels} (full content; 1 when the class has one level). The engine decides it at entry from
+     * the class's live level and the session, so that one session sees one level while the class's level stays
+     * the same; an admitted session is never below 1. 0 only for a new session the engine refused for its level
+     * or a request a token-bucket rule refused (then the ticket is {@link State#REJECTED}). A request within its
+     * virtual server's guarantee is at full content. The adapters put it into the request attribute
+     * {@code dev.servletqos.level}.
+     */
+    public int level() {
+        return level;
+    }
+
+    /** The number of content levels of this request's class ({@code class.<name>.levels}): full content's level. */
+    public int levels() {
+        Scheduler.Lane l = lane;
+        return l == null ? 0 : l.levels;
     }
 
     /**

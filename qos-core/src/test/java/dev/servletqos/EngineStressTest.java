@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * away) and expire them as a container would, advance a shared fake clock and run the engine's expiry sweep
  * ({@link QosEngine#expireOverdue(long)}), and change the settings through the engine's seam
  * ({@link QosEngine#setBudget}, {@link QosEngine#setMaxExecuting}, {@link QosEngine#apply} as the controller,
- * {@link QosEngine#update}), all at once. It proves, for every scheduling policy:
+ * also the content levels of the two lower classes, {@link QosEngine#update}), all at once. It proves, for every
+ * scheduling policy:
  * <ul>
  *   <li>at sampled points (a snapshot, taken under the engine's lock while the other threads go on) and after the
  *       run, DESIGN.md's invariants as {@link Invariants} checks them: the counters reconcile, executing never
@@ -41,7 +42,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  *       unless the test itself took the request out of its queue ({@link Ticket#cancel()},
  *       {@link Ticket#expire()} returning true), and then never;</li>
  *   <li>the engine's counters per class and outcome equal the outcomes the threads saw, one per request;</li>
- *   <li>once the load stops and the running requests complete, executing = queued = 0.</li>
+ *   <li>every request's content level is within its class's levels, 0 exactly for the new sessions refused for
+ *       it, never for an admitted session;</li>
+ *   <li>once the load stops and the running requests complete, executing = queued = 0;</li>
+ *   <li>the per-session and per-address limits (set low, four client addresses) refused requests during the run,
+ *       and leave nothing counted afterwards: each address may have its limit of requests waiting again.</li>
  * </ul>
  * A check that fails on another thread is collected and fails the test (a listener's failure would otherwise be
  * logged and swallowed by the engine). The samples hold a test-side write lock that keeps settings changes
@@ -65,6 +70,9 @@ class EngineStressTest {
     private static final String[] CLASSES = {"premium", "silver", "basic"};
     private static final int MAX = 8;
     private static final int COOKIE_SLOTS = 64;
+    /** The clients' addresses; few, so that admission.max-queued-per-address refuses some of their requests. */
+    private static final String[] ADDRESSES = {"192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"};
+    private static final int PER_ADDRESS = 6;
 
     @ParameterizedTest
     @EnumSource(Scheduling.class)
@@ -151,14 +159,16 @@ class EngineStressTest {
         Run(Scheduling scheduling) {
             boolean borrowing = scheduling == Scheduling.WEIGHTED || scheduling == Scheduling.SHARED_CAPACITY;
             QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(MAX).secret(Engines.SECRET)
-                    .borrowing(borrowing).totalQueuedTrigger(40).higherQueuedTrigger(20);
+                    .borrowing(borrowing).totalQueuedTrigger(40).higherQueuedTrigger(20)
+                    // small, so that both limits refuse requests while everything else goes on
+                    .maxPerSession(3).maxQueuedPerAddress(PER_ADDRESS);
             int[] reserves = scheduling == Scheduling.SHARED_CAPACITY ? new int[] {2, 1, 0} : new int[3];
             for (int k = 0; k < CLASSES.length; k++) {
                 b.addClass(ClassPolicy.named(CLASSES[k]).withBudget(3 - k / 2).withReserve(reserves[k])
                         .withMinBudget(k == 0 ? 1 : 0).withWeight(3 - k).withMaxQueue(20)
                         .withMaxWait(Duration.ofMillis(100 + 100 * k)).withDelayTarget(Duration.ofMillis(50 + 50 * k))
-                        .withSessionRate(k == 2 ? 2_000 : 0));
-                b.addRule(Rule.header(CLASSES[k], "X-Tier", CLASSES[k]));
+                        .withSessionRate(k == 2 ? 2_000 : 0).withLevels(k + 1));
+                b.addRule(Rule.header(CLASSES[k], "X-Tier", CLASSES[k]).asTrusted());
             }
             policy = b.build();
             engine = QosEngine.create(policy, clock);
@@ -233,6 +243,15 @@ class EngineStressTest {
             assertTrue(samples.sum() >= 10 && changes.sum() >= 10 && parked.sum() >= 100,
                     "too little happened: " + samples.sum() + " samples, " + changes.sum() + " changes, "
                             + parked.sum() + " waited");
+            long sessionLimited = 0;
+            long addressLimited = 0;
+            for (ClassStats c : s.classes()) {
+                sessionLimited += c.sessionLimited();
+                addressLimited += c.addressLimited();
+            }
+            assertTrue(sessionLimited > 0 && addressLimited > 0,
+                    "the limits refused nothing: " + sessionLimited + " per session, " + addressLimited + " per address");
+            everyAddressMayWaitAgain();
             for (State end : new State[] {State.COMPLETED, State.EXPIRED, State.CANCELLED}) {
                 long n = 0;
                 for (int k = 0; k < CLASSES.length; k++) {
@@ -275,7 +294,7 @@ class EngineStressTest {
 
         private void enter(SplittableRandom random) {
             int k = random.nextInt(CLASSES.length);
-            TestRequest r = Engines.request(CLASSES[k]);
+            TestRequest r = Engines.request(CLASSES[k]).from(ADDRESSES[random.nextInt(ADDRESSES.length)]);
             String cookie = random.nextInt(3) > 0 ? cookies.get(random.nextInt(COOKIE_SLOTS)) : null;
             if (cookie != null) {
                 r.cookie("QOSSESSION", cookie);
@@ -283,6 +302,14 @@ class EngineStressTest {
             Ticket t = engine.enter(r, clock.nanoTime());
             int c = policy.classIndex(t.serviceClass());
             entered[c].increment();
+            if (t.level() < 0 || t.level() > t.levels()
+                    || (t.level() == 0) != (t.state() == State.REJECTED
+                            && t.rejection().reason() == Rejection.Reason.SESSION_LEVEL)) {
+                fail(t + ": level " + t.level() + " of " + t.levels());
+            }
+            if (cookie != null && t.level() == 0) {
+                fail(t + ": an admitted session at level 0"); // every cookie in the slots is valid here
+            }
             if (t.setCookieHeader() != null) {
                 cookies.set(random.nextInt(COOKIE_SLOTS), cookieValue(t.setCookieHeader()));
             }
@@ -347,8 +374,13 @@ class EngineStressTest {
                         engine.setMaxExecuting(m);
                         invariants.maxInForce(m);
                     }
-                    case 2 -> invariants.applied(engine.apply(engine.settings().withBudgets(budgets(random)),
-                            Settings.Source.CONTROLLER));
+                    case 2 -> {
+                        // and the content level of a class with levels, as the controller would (0 refuses)
+                        int c = 1 + random.nextInt(CLASSES.length - 1);
+                        double m = random.nextInt(5) == 0 ? 0 : random.nextDouble() * (c + 1.5);
+                        invariants.applied(engine.apply(engine.settings().withBudgets(budgets(random)).withClass(c,
+                                engine.settings().get(c).withLevel(m)), Settings.Source.CONTROLLER));
+                    }
                     default -> {
                         int[] budgets = budgets(random);
                         int m = 1 + random.nextInt(MAX + 2);
@@ -379,6 +411,31 @@ class EngineStressTest {
             } finally {
                 settingsLock.writeLock().unlock();
             }
+        }
+
+        /**
+         * After the load, nothing is left counted against an address: with every permit held, each address may
+         * have {@value #PER_ADDRESS} requests waiting again, and one more is refused.
+         */
+        private void everyAddressMayWaitAgain() {
+            List<Ticket> held = new ArrayList<>();
+            Ticket t;
+            while ((t = engine.enter(Engines.request(CLASSES[0]).from("198.51.100.1"), clock.nanoTime())).state()
+                    == State.RUNNING) {
+                held.add(t);
+            }
+            t.cancel();
+            for (String address : ADDRESSES) {
+                List<Ticket> parkedHere = new ArrayList<>();
+                for (int i = 0; i < PER_ADDRESS; i++) {
+                    parkedHere.add(engine.enter(Engines.request(CLASSES[0]).from(address), clock.nanoTime()));
+                    assertEquals(State.PARKED, parkedHere.get(i).state(), address + ", request " + i);
+                }
+                Ticket more = engine.enter(Engines.request(CLASSES[0]).from(address), clock.nanoTime());
+                assertEquals(Rejection.Reason.ADDRESS_LIMIT, more.rejection().reason(), address);
+                parkedHere.forEach(Ticket::cancel);
+            }
+            held.forEach(Ticket::complete);
         }
 
         /** After the load: complete whatever runs, let the clock pass every maximum wait, until nothing is left. */

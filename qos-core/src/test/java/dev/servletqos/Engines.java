@@ -6,7 +6,10 @@ import dev.servletqos.policy.Rule;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Builds engines and requests for tests: one header rule {@code X-Tier: <class>} per class. */
+/**
+ * Builds engines and requests for tests: one header rule {@code X-Tier: <class>} per class, marked trusted (as for a
+ * header the operator's proxy sets), so that it gives a new session its class.
+ */
 final class Engines {
 
     static final String SECRET = "test-secret-0123456789abcdef";
@@ -18,7 +21,7 @@ final class Engines {
         QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(maxExecuting).secret(SECRET);
         for (ClassPolicy c : classes) {
             b.addClass(c);
-            b.addRule(Rule.header(c.name(), "X-Tier", c.name()));
+            b.addRule(Rule.header(c.name(), "X-Tier", c.name()).asTrusted());
         }
         return b;
     }

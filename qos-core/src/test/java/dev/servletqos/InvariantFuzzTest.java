@@ -10,6 +10,8 @@ import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.QosPolicy.Scheduling;
 import dev.servletqos.policy.Rule;
+import dev.servletqos.policy.VirtualServerPlan;
+import dev.servletqos.policy.VirtualServerPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -52,8 +54,16 @@ class InvariantFuzzTest {
         Random random = new Random(seed);
         FakeClock clock = new FakeClock();
         int max = 2 + random.nextInt(6);
+        boolean borrowing = random.nextInt(3) > 0;
         QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(max).secret(Engines.SECRET)
-                .borrowing(random.nextInt(3) > 0).higherQueuedTrigger(random.nextInt(4)).totalQueuedTrigger(random.nextInt(8));
+                .borrowing(borrowing).higherQueuedTrigger(random.nextInt(4)).totalQueuedTrigger(random.nextInt(8));
+        // a virtual server's guaranteed requests run on any free permit, their class's budget aside: with
+        // borrowing, where the class budgets are not an invariant (architecture.md)
+        boolean guarantees = borrowing && scheduling != Scheduling.FIXED_CAPACITY;
+        if (guarantees) {
+            b.addVirtualServer(VirtualServerPolicy.of("g", 1 + random.nextInt(10), 500 + random.nextInt(5000),
+                    "g.example")).virtualServerPlan(new VirtualServerPlan(0.01, 0.00001, 0.58));
+        }
         int reserveLeft = scheduling == Scheduling.SHARED_CAPACITY ? max / 2 : 0;
         for (String name : CLASSES) {
             int budget = 1 + random.nextInt(max);
@@ -64,7 +74,7 @@ class InvariantFuzzTest {
                     .withMaxWait(Duration.ofMillis(50 + random.nextInt(500)))
                     .withDelayTarget(Duration.ofMillis(10 + random.nextInt(300)))
                     .withSessionRate(random.nextBoolean() ? 0 : 5 + random.nextInt(50)));
-            b.addRule(Rule.header(name, "X-Tier", name));
+            b.addRule(Rule.header(name, "X-Tier", name).asTrusted());
         }
         QosPolicy policy = b.build();
         QosEngine engine = QosEngine.create(policy, clock);
@@ -76,6 +86,9 @@ class InvariantFuzzTest {
                 String c = CLASSES[random.nextInt(CLASSES.length)];
                 String session = random.nextInt(3) > 0 ? model.sessionOf(c, random) : null;
                 TestRequest r = request(c);
+                if (guarantees && random.nextInt(3) == 0) {
+                    r.host("g.example");
+                }
                 if (session != null) {
                     r.cookie("QOSSESSION", session);
                 }
@@ -109,6 +122,11 @@ class InvariantFuzzTest {
         for (ClassStats c : s.classes()) {
             assertEquals(c.entered(), c.completed() + c.declined() + c.rejected() + c.expired() + c.cancelled(),
                     c.toString());
+        }
+        if (guarantees) {
+            EngineSnapshot.HostStats g = s.host("g");
+            assertTrue(g.guaranteed() > 0 && g.guaranteed() < g.requests(), "the run had requests within the "
+                    + "virtual server's guarantee and beyond it: " + g);
         }
     }
 

@@ -22,10 +22,11 @@ import dev.servletqos.policy.QosPolicy;
  *   <li>executing plus the reserves other classes are still owed ({@code sum max(0, reserve - executing)})
  *       against max-executing: a reserve is never lent.</li>
  * </ul>
- * And in every snapshot: the counters reconcile per class; the totals are the sums of the classes'; borrowed
- * permits are {@code max(0, executing - budget)}; nothing waits while it could start (without borrowing: a class
- * with waiting requests is at its budget, or the total is reached, or a reserve blocks it; with borrowing: no
- * permit is idle while requests wait, unless a reserve keeps it).
+ * And in every snapshot: the counters reconcile per class (and the completed requests by content level add up
+ * to the completed ones, none at level 0; the level is within 0..levels); the totals are the sums of the
+ * classes'; borrowed permits are {@code max(0, executing - budget)}; nothing waits while it could start (without
+ * borrowing: a class with waiting requests is at its budget, or the total is reached, or a reserve blocks it;
+ * with borrowing: no permit is idle while requests wait, unless a reserve keeps it).
  *
  * <p>Thread-safe: the concurrent test reports settings from several threads.
  */
@@ -77,6 +78,14 @@ final class Invariants {
         int queued = 0;
         for (ClassStats c : s.classes()) {
             require(c.reconciles(), where, "counters do not reconcile for " + c.name(), s);
+            long byLevel = 0;
+            for (long n : c.completedByLevel()) {
+                byLevel += n;
+            }
+            require(byLevel == c.completed() && c.completedAtLevel(0) == 0, where, "the completed requests by "
+                    + "content level of " + c.name() + " do not add up to the completed ones", s);
+            require(c.level() >= 0 && c.level() <= c.levels(), where, "the content level of " + c.name()
+                    + " is outside 0..levels", s);
             require(c.borrowed() == Math.max(0, c.executing() - c.budget()), where,
                     "borrowed of " + c.name() + " is not max(0, executing - budget)", s);
             executing += c.executing();

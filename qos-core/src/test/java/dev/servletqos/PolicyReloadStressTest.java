@@ -30,7 +30,7 @@ class PolicyReloadStressTest {
                 .scheduling(weighted ? QosPolicy.Scheduling.WEIGHTED : QosPolicy.Scheduling.STRICT_PRIORITY);
         for (String c : withB ? List.of("a", "b", "c") : List.of("a", "c")) {
             p.addClass(ClassPolicy.named(c).withMaxQueue(100_000).withMaxWait(Duration.ofMinutes(10)));
-            p.addRule(Rule.header(c, "X-Tier", c));
+            p.addRule(Rule.header(c, "X-Tier", c).asTrusted());
         }
         return p.build();
     }

@@ -34,10 +34,12 @@ class PolicyReloadTest {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             rule.2.type = header
             rule.2.header = X-Tier
             rule.2.value = silver
             rule.2.class = silver
+            rule.2.trusted = true
             class.basic.max-wait = 10s
             """;
 
@@ -51,10 +53,12 @@ class PolicyReloadTest {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             rule.2.type = header
             rule.2.header = X-Tier
             rule.2.value = gold
             rule.2.class = gold
+            rule.2.trusted = true
             class.gold.budget = 0
             class.premium.budget = 1
             class.basic.budget = 1

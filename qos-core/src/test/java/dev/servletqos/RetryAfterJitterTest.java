@@ -55,7 +55,8 @@ class RetryAfterJitterTest {
         Ticket running = engine.enter(request("basic"), clock.nanoTime());
         List<Ticket> waiting = new ArrayList<>();
         for (int i = 0; i < REFUSALS; i++) {
-            waiting.add(engine.enter(request("basic"), clock.nanoTime()));
+            // from many clients: admission.max-queued-per-address holds one address to 100 waiting
+            waiting.add(engine.enter(request("basic").from("10.0." + i / 256 + "." + i % 256), clock.nanoTime()));
         }
         clock.advance(Duration.ofSeconds(2));
         assertEquals(REFUSALS, engine.expireOverdue(clock.nanoTime()));

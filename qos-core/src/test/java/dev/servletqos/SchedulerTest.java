@@ -76,7 +76,9 @@ class SchedulerTest {
 
     @Test
     void weightedDispatchesFollowTheWeightsOverTenThousandDispatches() {
-        engine = QosEngine.create(policy(Scheduling.WEIGHTED, 4, ClassPolicy.named("gold").withWeight(5),
+        // every request is a new session, a thousand a second: gold, the highest class, without its default rate
+        engine = QosEngine.create(policy(Scheduling.WEIGHTED, 4,
+                ClassPolicy.named("gold").withWeight(5).withSessionRate(0),
                 ClassPolicy.named("silver").withWeight(3), ClassPolicy.named("bronze").withWeight(2)).build(), clock);
         String[] names = {"gold", "silver", "bronze"};
         Deque<Ticket> running = new ArrayDeque<>();

@@ -114,9 +114,27 @@ public final class ControlLaws {
     }
 
     /**
+     * The PI utilization controller of paper 000 ({@link UtilizationLaw}): each class's content level held so
+     * that the classes' utilization, by the fitted model {@code U = a R + b W + c D}
+     * ({@link UtilizationEstimator}), stays at the target, highest class first, gains from the gain-margin rule.
+     */
+    public static LevelLaw utilization(ControlPolicy.Degradation settings) {
+        return new UtilizationLaw(settings);
+    }
+
+    /**
+     * Threshold mode of paper 003 ({@link ThresholdLaw}): full or degraded content by high and low thresholds of
+     * the exponentially averaged utilization and network utilization.
+     */
+    public static LevelLaw threshold(ControlPolicy.Degradation settings) {
+        return new ThresholdLaw(settings);
+    }
+
+    /**
      * Laws run one after the other in one period, each on the settings the one before returned: capacity first
      * (the total), then the budget law (the split), then admission (the rates, from the total and split in
-     * force). Its readings are the first observable law's, in the order given.
+     * force), then the degradation law (the content levels). Its readings are the first observable law's, in the
+     * order given.
      *
      * @param laws the laws; nulls are skipped
      */

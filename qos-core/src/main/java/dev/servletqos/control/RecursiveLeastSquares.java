@@ -125,6 +125,36 @@ public final class RecursiveLeastSquares {
         return error;
     }
 
+    /**
+     * Keeps the estimate at {@code min} or more (costs are not negative): a parameter below it is set to it and
+     * the others moved with it as their covariance with it says, {@code theta <- theta - R e_i (theta_i - min) /
+     * R_ii}, the projection onto {@code theta_i = min} in the metric of {@code R^-1} (the estimate the data make
+     * likeliest on that bound, Goodwin and Sin, Adaptive Filtering, 3.7). Setting the one parameter alone would
+     * leave the others where the data had put them together with the negative one: the prediction off, and every
+     * later update, that moves it below again, undone.
+     */
+    public void clampBelow(double min) {
+        for (int round = 0; round < n; round++) {
+            int worst = -1;
+            for (int i = 0; i < n; i++) {
+                if (theta[i] < min && (worst < 0 || theta[i] < theta[worst])) {
+                    worst = i;
+                }
+            }
+            if (worst < 0) {
+                return;
+            }
+            double shift = (theta[worst] - min) / r[worst][worst];
+            for (int j = 0; j < n; j++) {
+                theta[j] -= r[j][worst] * shift;
+            }
+            theta[worst] = min;
+        }
+        for (int i = 0; i < n; i++) {
+            theta[i] = Math.max(min, theta[i]);
+        }
+    }
+
     /** The model's output for regressor {@code q} with the current estimate, {@code q^T theta}. */
     public double predict(double[] q) {
         double s = 0;

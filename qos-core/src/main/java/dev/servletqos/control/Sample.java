@@ -16,13 +16,42 @@ import java.util.List;
  * @param classes      per class, highest priority first
  * @param routes       per kind of request that completed in the period (all classes), its timed completions
  *                     and their mean service time; empty when not known
+ * @param buckets      per token-bucket rule, its hits and refusals in the period and its rate; empty when the
+ *                     policy has none or the source does not know them
  */
 public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSample> classes,
-                     List<RouteSample> routes) {
+                     List<RouteSample> routes, List<BucketSample> buckets) {
 
     public Sample {
         classes = List.copyOf(classes);
         routes = List.copyOf(routes);
+        buckets = buckets == null ? List.of() : List.copyOf(buckets);
+    }
+
+    /** A sample without token-bucket rules. */
+    public Sample(double seconds, int maxExecuting, double cpu, List<ClassSample> classes,
+                  List<RouteSample> routes) {
+        this(seconds, maxExecuting, cpu, classes, routes, List.of());
+    }
+
+    /**
+     * One token-bucket rule in a period.
+     *
+     * @param name    the bucket
+     * @param hits    requests that matched it in the period (admitted or refused)
+     * @param refused requests it refused in the period
+     * @param rate    its rate at the end of the period, requests per second
+     */
+    public record BucketSample(String name, long hits, long refused, double rate) {
+    }
+
+    /** Requests waiting at the end of the period, all classes. */
+    public int queued() {
+        int q = 0;
+        for (ClassSample c : classes) {
+            q += c.queued();
+        }
+        return q;
     }
 
     /** A sample without service times by route. */
@@ -109,7 +138,15 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
                 }
             }
         }
-        return new Sample(seconds, later.maxExecuting(), cpu, classes, routes);
+        List<BucketSample> buckets = new ArrayList<>(later.buckets().size());
+        if (earlier.buckets().size() == later.buckets().size()) {
+            for (int i = 0; i < later.buckets().size(); i++) {
+                EngineSnapshot.BucketStats l = later.buckets().get(i);
+                EngineSnapshot.BucketStats f = earlier.buckets().get(i);
+                buckets.add(new BucketSample(l.name(), l.hits() - f.hits(), l.refused() - f.refused(), l.rate()));
+            }
+        }
+        return new Sample(seconds, later.maxExecuting(), cpu, classes, routes, buckets);
     }
 
     /** The number of classes. */

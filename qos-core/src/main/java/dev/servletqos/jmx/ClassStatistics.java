@@ -27,16 +27,18 @@ public final class ClassStatistics {
     private final long sessionsAdmitted;
     private final long sessionsRefusedQueued;
     private final long sessionsRefusedRate;
+    private final long sessionLimited;
+    private final long addressLimited;
     private final double meanWaitMillis;
     private final double p95WaitMillis;
 
     @ConstructorParameters({"name", "budget", "executing", "borrowed", "queued", "entered", "completed", "declined",
             "rejected", "expired", "cancelled", "queueFull", "sessionsAdmitted", "sessionsRefusedQueued",
-            "sessionsRefusedRate", "meanWaitMillis", "p95WaitMillis"})
+            "sessionsRefusedRate", "sessionLimited", "addressLimited", "meanWaitMillis", "p95WaitMillis"})
     public ClassStatistics(String name, int budget, int executing, int borrowed, int queued, long entered,
                            long completed, long declined, long rejected, long expired, long cancelled, long queueFull,
                            long sessionsAdmitted, long sessionsRefusedQueued, long sessionsRefusedRate,
-                           double meanWaitMillis, double p95WaitMillis) {
+                           long sessionLimited, long addressLimited, double meanWaitMillis, double p95WaitMillis) {
         this.name = name;
         this.budget = budget;
         this.executing = executing;
@@ -52,6 +54,8 @@ public final class ClassStatistics {
         this.sessionsAdmitted = sessionsAdmitted;
         this.sessionsRefusedQueued = sessionsRefusedQueued;
         this.sessionsRefusedRate = sessionsRefusedRate;
+        this.sessionLimited = sessionLimited;
+        this.addressLimited = addressLimited;
         this.meanWaitMillis = meanWaitMillis;
         this.p95WaitMillis = p95WaitMillis;
     }
@@ -80,6 +84,8 @@ public final class ClassStatistics {
         long admitted = c.sessionsAdmitted();
         long refusedQueued = c.sessionsRefusedQueued();
         long refusedRate = c.sessionsRefusedRate();
+        long sessionLimited = c.sessionLimited();
+        long addressLimited = c.addressLimited();
         if (base != null) {
             for (int i = 0; i < buckets.length; i++) {
                 buckets[i] -= base.waitBucket(i);
@@ -96,13 +102,15 @@ public final class ClassStatistics {
             admitted -= base.sessionsAdmitted();
             refusedQueued -= base.sessionsRefusedQueued();
             refusedRate -= base.sessionsRefusedRate();
+            sessionLimited -= base.sessionLimited();
+            addressLimited -= base.addressLimited();
         }
         WaitHistogram waits = WaitHistogram.of(buckets);
         double p95 = waits.count() == 0 ? 0 : waits.quantile(0.95) * 1e3;
         double mean = grants == 0 ? 0 : (double) waitNanos / grants / 1e6;
         return new ClassStatistics(c.name(), c.budget(), c.executing(), c.borrowed(), c.queued(), entered,
                 completed, declined, rejected, expired, cancelled, queueFull, admitted, refusedQueued, refusedRate,
-                mean, p95);
+                sessionLimited, addressLimited, mean, p95);
     }
 
     /** The class. */
@@ -178,6 +186,22 @@ public final class ClassStatistics {
     /** New sessions refused by the class's session rate. */
     public long getSessionsRefusedRate() {
         return sessionsRefusedRate;
+    }
+
+    /**
+     * Of the rejected, requests that would have waited while their session had {@code admission.max-per-session}
+     * requests executing and waiting.
+     */
+    public long getSessionLimited() {
+        return sessionLimited;
+    }
+
+    /**
+     * Of the rejected, requests that would have waited while {@code admission.max-queued-per-address} requests from
+     * their address waited.
+     */
+    public long getAddressLimited() {
+        return addressLimited;
     }
 
     /** Mean time a granted request waited for its permit, in milliseconds; 0 before the first grant. */

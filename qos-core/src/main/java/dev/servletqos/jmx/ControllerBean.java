@@ -4,6 +4,7 @@ import dev.servletqos.ControlStatus;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Settings;
 import dev.servletqos.control.IdentificationLaw;
+import dev.servletqos.control.UtilizationStatus;
 import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 import java.util.Arrays;
@@ -29,6 +30,13 @@ final class ControllerBean implements QosControllerMXBean {
             Map.entry("AntiWindup", "control.anti-windup (writable)"),
             Map.entry("Capacity", "control.capacity: auto or fixed (writable)"),
             Map.entry("Admission", "control.admission: auto or triggers (writable)"),
+            Map.entry("Degradation", "control.degradation: none, pi or threshold (writable)"),
+            Map.entry("UtilizationTarget", "control.utilization.target: the utilization the pi degradation law "
+                    + "holds (writable: 0.05..0.98)"),
+            Map.entry("Utilization", "The utilization the degradation law measured last period (cpu or occupancy);"
+                    + " NaN when none runs"),
+            Map.entry("UtilizationEstimated", "The utilization by the fitted model a R + b W + c D, last period; NaN"
+                    + " when none runs"),
             Map.entry("Running", "Whether the loop is scheduled (the engine is started)"),
             Map.entry("Overridden", "Whether a law other than the mode's runs (e.g. an identification)"),
             Map.entry("Periods", "Control periods run since start"),
@@ -212,6 +220,40 @@ final class ControllerBean implements QosControllerMXBean {
         ControlPolicy.Admission v = parse("Admission", admission, ControlPolicy.Admission.values(),
                 ControlPolicy.Admission::key);
         update("Admission", admission, c -> c.withAdmission(v));
+    }
+
+    @Override
+    public String getDegradation() {
+        return control().degradation().law().key();
+    }
+
+    @Override
+    public void setDegradation(String degradation) {
+        ControlPolicy.DegradationLaw v = parse("Degradation", degradation, ControlPolicy.DegradationLaw.values(),
+                ControlPolicy.DegradationLaw::key);
+        update("Degradation", degradation, c -> c.withDegradation(c.degradation().withLaw(v)));
+    }
+
+    @Override
+    public double getUtilizationTarget() {
+        return control().degradation().target();
+    }
+
+    @Override
+    public void setUtilizationTarget(double target) {
+        update("UtilizationTarget", target, c -> c.withDegradation(c.degradation().withTarget(target)));
+    }
+
+    @Override
+    public double getUtilization() {
+        UtilizationStatus u = engine.controlStatus().utilization();
+        return u == null ? Double.NaN : u.measured();
+    }
+
+    @Override
+    public double getUtilizationEstimated() {
+        UtilizationStatus u = engine.controlStatus().utilization();
+        return u == null ? Double.NaN : u.estimated();
     }
 
     @Override

@@ -68,6 +68,24 @@ public interface QosControllerMXBean {
     /** @throws IllegalArgumentException for another name */
     void setAdmission(String admission);
 
+    /** {@code control.degradation}: {@code none}, {@code pi} or {@code threshold}. */
+    String getDegradation();
+
+    /** @throws IllegalArgumentException for another name */
+    void setDegradation(String degradation);
+
+    /** {@code control.utilization.target}: the utilization the pi degradation law holds. */
+    double getUtilizationTarget();
+
+    /** @throws IllegalArgumentException unless 0.05..0.98 */
+    void setUtilizationTarget(double target);
+
+    /** The utilization the degradation law measured last period (cpu or occupancy); NaN when none runs. */
+    double getUtilization();
+
+    /** The utilization by the fitted model {@code a R + b W + c D}, last period; NaN when no degradation law runs. */
+    double getUtilizationEstimated();
+
     /** Whether the loop is scheduled (the engine is started). */
     boolean isRunning();
 

@@ -3,7 +3,8 @@ package dev.servletqos.jmx;
 /**
  * One service class of one engine, ObjectName {@code <domain>:type=QosServiceClass,name=<engine id>,class=<class>}:
  * its live settings, writable where the engine can change them at run time (budget, min budget, delay target,
- * session rate and burst), the policy's fixed ones read-only (reserve, weight, max queue, max wait), and its
+ * session rate and burst, content level), the policy's fixed ones read-only (reserve, weight, max queue, max
+ * wait, content levels), and its
  * counters. A write takes effect at once (a raised budget starts waiting requests now, a lowered one as running
  * requests finish); a bad value is refused with an {@link IllegalArgumentException} naming the attribute and the
  * value, and changes nothing. A feedback controller that owns a setting (the budget in absolute or relative mode,
@@ -46,6 +47,18 @@ public interface QosServiceClassMXBean {
 
     /** @throws IllegalArgumentException if outside 1..1000000 */
     void setSessionBurst(int burst);
+
+    /**
+     * The class's content level m, 0..{@link #getContentLevels()}: a fraction m - floor(m) of its sessions is
+     * served at floor(m) + 1, the rest at floor(m); 0 refuses new sessions; full content at ContentLevels.
+     */
+    double getContentLevel();
+
+    /** @throws IllegalArgumentException if not a number in 0..ContentLevels */
+    void setContentLevel(double level);
+
+    /** The class's content levels M, the level of full content (the policy's {@code levels}; read-only). */
+    int getContentLevels();
 
     /** Permits never lent to other classes (the policy's; read-only). */
     int getReserve();

@@ -24,6 +24,9 @@ final class ServiceClassBean implements QosServiceClassMXBean {
             Map.entry("DelayTargetMillis", "The delay target in ms, the controller's reference (writable: 1..3600000)"),
             Map.entry("SessionRate", "New sessions admitted per second, 0 = no limit (writable: 0..1e9)"),
             Map.entry("SessionBurst", "The session token bucket's depth (writable: 1..1000000)"),
+            Map.entry("ContentLevel", "The content level m, full at ContentLevels, 0 refuses new sessions "
+                    + "(writable: 0..ContentLevels)"),
+            Map.entry("ContentLevels", "The content levels M, the level of full content (the policy's)"),
             Map.entry("Reserve", "Permits never lent to other classes (the policy's)"),
             Map.entry("Weight", "Share under the weighted policy (the policy's)"),
             Map.entry("MaxQueue", "The most requests that may wait (the policy's)"),
@@ -165,6 +168,25 @@ final class ServiceClassBean implements QosServiceClassMXBean {
             throw Refusals.refuse("SessionBurst", burst, "must be 1.." + MAX_SESSION_BURST);
         }
         update(c -> c.withSessionRate(c.sessionRate(), burst));
+    }
+
+    @Override
+    public double getContentLevel() {
+        return settings().level();
+    }
+
+    @Override
+    public void setContentLevel(double level) {
+        int levels = policy().content().levels();
+        if (!(level >= 0 && level <= levels)) {
+            throw Refusals.refuse("ContentLevel", level, "must be 0.." + levels + " (ContentLevels)");
+        }
+        update(c -> c.withLevel(level));
+    }
+
+    @Override
+    public int getContentLevels() {
+        return policy().content().levels();
     }
 
     @Override

@@ -73,16 +73,22 @@ public final class MicrometerSampleSource implements SampleSource {
                 buckets[b] = (long) registry.get("qos.wait.buckets").tags(t.and("le", QosMetrics.le(b)))
                         .functionCounter().count();
             }
+            int levels = (int) gauge("qos.content.levels", t);
+            long[] byLevel = new long[levels + 1];
+            for (int l = 1; l <= levels; l++) {
+                byLevel[l] = count("qos.content.served", t.and("level", Integer.toString(l)));
+            }
             int ex = (int) gauge("qos.executing", t);
             int q = (int) gauge("qos.queued", t);
             executing += ex;
             queued += q;
             stats.add(new ClassStats(name, (int) gauge("qos.budget", t), 0, 0, 1, ex, 0, q,
                     count("qos.arrivals", t), outcome("completed", t), outcome("declined", t), outcome("rejected", t),
-                    outcome("expired", t), outcome("cancelled", t), 0, 0, 0, 0, 0, (long) wait.count(),
+                    outcome("expired", t), outcome("cancelled", t), 0, 0, 0, 0, 0, 0, 0, (long) wait.count(),
                     Math.round(wait.totalTime(TimeUnit.NANOSECONDS)), buckets,
                     Math.round(service.totalTime(TimeUnit.NANOSECONDS)), (long) service.count(),
-                    count("qos.response.bytes", t), 0, 1));
+                    count("qos.response.bytes", t), 0, 1, count("qos.rejections", t.and("reason", "session-level")),
+                    levels, gauge("qos.content.level", t), byLevel));
         }
         int max = (int) registry.get("qos.max.executing").tags(tags).gauge().value();
         // meters do not carry service times by route

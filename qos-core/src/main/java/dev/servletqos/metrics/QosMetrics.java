@@ -5,6 +5,7 @@ import dev.servletqos.ControlStatus;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.TierCookies;
+import dev.servletqos.control.UtilizationStatus;
 import dev.servletqos.control.WaitHistogram;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -29,7 +30,7 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
  *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = session-queued, session-rate,
- *       queue-full)</li>
+ *       session-level, queue-full, session-limit, address-limit, and bucket for the token-bucket rules)</li>
  *   <li>{@code qos.sessions} (counter, unit sessions; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
@@ -37,12 +38,24 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code qos.service} (timer: timed completions, all while requests wait and one in eight otherwise,
  *       and their time from grant to completion)</li>
  *   <li>{@code qos.response.bytes} (counter: response bytes of completed requests, where known)</li>
+ *   <li>{@code qos.bucket.requests} (counter per token-bucket rule, tag {@code bucket}; {@code outcome} =
+ *       admitted, refused) and {@code qos.bucket.rate} (gauge: its rate now)</li>
+ *   <li>{@code qos.vhost.requests} (counter per virtual server, tag {@code vhost}; {@code guarantee} = within,
+ *       beyond) and {@code qos.vhost.guaranteed.bytes} (counter: its guaranteed responses' bytes)</li>
  *   <li>{@code qos.control.reference}, {@code qos.control.measured}, {@code qos.control.error},
  *       {@code qos.control.output} (gauges per class: the control loop's last period) and
  *       {@code qos.control.saturated} (counter per class: periods that were saturated);
  *       {@code qos.control.periods} and {@code qos.control.failures} (counters, no class)</li>
+ *   <li>{@code qos.control.utilization} (the measured utilization, cpu or occupancy), {@code .estimated} (by
+ *       the fitted model {@code a R + b W + c D}), {@code .a}, {@code .b}, {@code .c} (the costs, seconds
+ *       per request, per byte, per refusal), {@code .smoothed} and {@code .network} (threshold mode's averages),
+ *       gauges without class; {@code qos.control.utilization.class} and {@code .target} (gauges per class: its
+ *       utilization by the model and its target); all NaN while {@code control.degradation = none}</li>
  *   <li>{@code qos.executing}, {@code qos.queued}, {@code qos.budget}, {@code qos.borrowed} (gauges)</li>
  *   <li>{@code qos.session.rate} (gauge per class: new sessions a second the class admits, 0 = no limit)</li>
+ *   <li>{@code qos.content.level} (gauge per class: the live fractional content level m, 0..M),
+ *       {@code qos.content.levels} (gauge per class: M) and {@code qos.content.served} (counter; {@code level} =
+ *       1..M: completed requests served at that content level)</li>
  *   <li>{@code qos.max.executing}, {@code qos.max.executing.ceiling}, {@code qos.session.table.size} (gauges, no
  *       class)</li>
  *   <li>{@code qos.cookies} (counter; {@code cookie} = tier, session; {@code result} = valid, missing,
@@ -164,12 +177,18 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     name, "rejections", ClassStats::sessionsRefusedQueued);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-rate"),
                     name, "rejections", ClassStats::sessionsRefusedRate);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-level"),
+                    name, "rejections", ClassStats::sessionsRefusedLevel);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "queue-full"),
                     name, "rejections", ClassStats::queueFull);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-limit"),
+                    name, "rejections", ClassStats::sessionLimited);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "address-limit"),
+                    name, "rejections", ClassStats::addressLimited);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
                     "sessions", ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
-                    "sessions", c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate());
+                    "sessions", c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate() + c2.sessionsRefusedLevel());
             meters.add(FunctionTimer.builder("qos.wait", this,
                             m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
                             TimeUnit.NANOSECONDS)
@@ -209,7 +228,35 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     .description("New sessions admitted per second at most (0: no limit); the admission law's "
                             + "output with control.admission = auto").baseUnit("sessions").tags(tags)
                     .register(registry));
+            meters.add(Gauge.builder("qos.content.level", this, m -> stat(m, name, ClassStats::level))
+                    .description("The class's content level m, 0..M: a fraction m - floor(m) of the sessions is "
+                            + "served at floor(m) + 1, the rest at floor(m); 0 refuses new sessions").tags(tags)
+                    .register(registry));
+            meters.add(Gauge.builder("qos.content.levels", this, m -> stat(m, name, ClassStats::levels))
+                    .description("The class's content levels M: the level of full content").tags(tags)
+                    .register(registry));
+            for (int level = 1; level <= c.levels(); level++) {
+                int l = level;
+                counter("qos.content.served", "Completed requests by the content level they were served at",
+                        tags.and("level", Integer.toString(level)), name, c2 -> c2.completedAtLevel(l));
+            }
+            level("qos.control.utilization.class", "The class's utilization by the fitted model, a R + b W + c D",
+                    tags, name, UtilizationStatus.ClassLevel::utilization);
+            level("qos.control.utilization.target", "The class's target utilization (the PI degradation law: the "
+                    + "target less the classes above)", tags, name, UtilizationStatus.ClassLevel::target);
         }
+        utilization("qos.control.utilization", "The utilization the degradation law measured last period (cpu or "
+                + "occupancy)", UtilizationStatus::measured);
+        utilization("qos.control.utilization.estimated", "The utilization by the fitted model a R + b W + c D, last "
+                + "period", UtilizationStatus::estimated);
+        utilization("qos.control.utilization.a", "Fitted cost of a completed request (seconds)", UtilizationStatus::a);
+        utilization("qos.control.utilization.b", "Fitted cost of a response byte (seconds)", UtilizationStatus::b);
+        utilization("qos.control.utilization.c", "Cost of a refused request (seconds; "
+                + "control.utilization.rejection-cost)", UtilizationStatus::c);
+        utilization("qos.control.utilization.smoothed", "Threshold mode's exponential average of the utilization",
+                UtilizationStatus::smoothed);
+        utilization("qos.control.utilization.network", "Threshold mode's exponential average of the network "
+                + "utilization", UtilizationStatus::network);
         meters.add(Gauge.builder("qos.max.executing", this, m -> m.snapshot().maxExecuting())
                 .description("Requests executing at once over all classes, at most").tags(extraTags)
                 .baseUnit("requests").register(registry));
@@ -224,6 +271,37 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         meters.add(FunctionCounter.builder("qos.control.failures", engine, e -> status().failures())
                 .description("Control periods whose sample or law failed; the last good settings stayed")
                 .baseUnit("periods").tags(extraTags).register(registry));
+        for (EngineSnapshot.BucketStats b : engine.snapshot().buckets()) {
+            String bucket = b.name();
+            Tags tags = extraTags.and("bucket", bucket);
+            meters.add(FunctionCounter.builder("qos.bucket.requests", this,
+                            m -> bucketStat(m, bucket, x -> x.hits() - x.refused()))
+                    .description("Requests a token-bucket rule covered, by outcome (refused: 503, reason bucket)")
+                    .tags(tags.and("outcome", "admitted")).register(registry));
+            meters.add(FunctionCounter.builder("qos.bucket.requests", this,
+                            m -> bucketStat(m, bucket, EngineSnapshot.BucketStats::refused))
+                    .description("Requests a token-bucket rule covered, by outcome (refused: 503, reason bucket)")
+                    .tags(tags.and("outcome", "refused")).register(registry));
+            meters.add(Gauge.builder("qos.bucket.rate", this, m -> bucketStat(m, bucket, EngineSnapshot.BucketStats::rate))
+                    .description("The token-bucket rule's rate now: the bucket law's output").baseUnit("requests")
+                    .tags(tags).register(registry));
+        }
+        for (EngineSnapshot.HostStats h : engine.snapshot().hosts()) {
+            String host = h.name();
+            Tags tags = extraTags.and("vhost", host);
+            meters.add(FunctionCounter.builder("qos.vhost.requests", this,
+                            m -> hostStat(m, host, EngineSnapshot.HostStats::guaranteed))
+                    .description("Requests of a virtual server, within its guarantee or beyond it")
+                    .tags(tags.and("guarantee", "within")).register(registry));
+            meters.add(FunctionCounter.builder("qos.vhost.requests", this,
+                            m -> hostStat(m, host, x -> x.requests() - x.guaranteed()))
+                    .description("Requests of a virtual server, within its guarantee or beyond it")
+                    .tags(tags.and("guarantee", "beyond")).register(registry));
+            meters.add(FunctionCounter.builder("qos.vhost.guaranteed.bytes", this,
+                            m -> hostStat(m, host, EngineSnapshot.HostStats::guaranteedBytes))
+                    .description("Response bytes of a virtual server's guaranteed requests, where known")
+                    .baseUnit("bytes").tags(tags).register(registry));
+        }
         for (TierCookies.Verified.Status st : TierCookies.Verified.Status.values()) {
             String result = st.name().toLowerCase(Locale.ROOT);
             meters.add(FunctionCounter.builder("qos.cookies", this, m -> m.snapshot().sessions().tierCookies(st))
@@ -233,6 +311,16 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     .description("Signed cookies checked, by result").tags(extraTags.and("cookie", "session",
                             "result", result)).register(registry));
         }
+    }
+
+    private double bucketStat(QosMetrics m, String bucket, ToDoubleFunction<EngineSnapshot.BucketStats> f) {
+        EngineSnapshot.BucketStats b = m.snapshot().bucket(bucket);
+        return b == null ? Double.NaN : f.applyAsDouble(b);
+    }
+
+    private double hostStat(QosMetrics m, String host, ToDoubleFunction<EngineSnapshot.HostStats> f) {
+        EngineSnapshot.HostStats h = m.snapshot().host(host);
+        return h == null ? Double.NaN : f.applyAsDouble(h);
     }
 
     private double stat(QosMetrics m, String className, ToDoubleFunction<ClassStats> f) {
@@ -271,6 +359,33 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             }
         }
         return Double.NaN;
+    }
+
+    /** A gauge of the degradation law's status; NaN while no degradation law runs. */
+    private void utilization(String meter, String description, ToDoubleFunction<UtilizationStatus> f) {
+        meters.add(Gauge.builder(meter, engine, e -> {
+            UtilizationStatus u = status().utilization();
+            return u == null ? Double.NaN : f.applyAsDouble(u);
+        }).description(description).tags(extraTags).register(registry));
+    }
+
+    /**
+     * A per-class gauge of the degradation law's status, read by class name (the law's classes follow a reload);
+     * NaN while none runs, before its first period, or for a class it does not have.
+     */
+    private void level(String meter, String description, Tags tags, String className,
+                       ToDoubleFunction<UtilizationStatus.ClassLevel> f) {
+        meters.add(Gauge.builder(meter, engine, e -> {
+            UtilizationStatus u = status().utilization();
+            if (u != null) {
+                for (UtilizationStatus.ClassLevel c : u.classes()) {
+                    if (c.name().equals(className)) {
+                        return f.applyAsDouble(c);
+                    }
+                }
+            }
+            return Double.NaN;
+        }).description(description).tags(tags).register(registry));
     }
 
     private void gauge(String meter, String description, Tags tags, String className,

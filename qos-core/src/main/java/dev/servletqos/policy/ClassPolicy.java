@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * The settings of one service class, grouped by what they govern: its {@link Capacity} (permits), its
- * {@link Queue}, its {@link Delay} target and its session {@link Admission}. Immutable; build with
- * {@link #named(String)} and the {@code with} methods, or through
+ * {@link Queue}, its {@link Delay} target, its session {@link Admission} and its {@link Content} levels.
+ * Immutable; build with {@link #named(String)} and the {@code with} methods, or through
  * {@link QosPolicy.Builder#addClass(ClassPolicy)}.
  *
  * <p>A setting left unset takes its default when the whole {@link QosPolicy} is built (some defaults depend on
@@ -15,15 +15,17 @@ import java.util.Objects;
  * null and an unset rate as NaN; -1 is not "unset", so a configured -1 is reported rather than ignored.
  *
  * <p>Property keys in the policy file: {@code class.<name>.<key>}, listed in {@code docs/configuration.md}.
- * A new per-class key is a component of one of the four records and one row of the key table.
+ * A new per-class key is a component of one of the five records and one row of the key table.
  *
  * @param name      the class name, as used in rules, cookies, meters and JMX
  * @param capacity  budget, minimum budget, reserve and weight
  * @param queue     longest queue and longest wait
  * @param delay     the delay target
  * @param admission session rate and burst, WebQoS triggers j and k
+ * @param content   the number of content levels
  */
-public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay delay, Admission admission) {
+public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay delay, Admission admission,
+                          Content content) {
 
     /** Not set: the default applies. Not -1, so that a configured -1 is reported rather than taken for unset. */
     static final int UNSET = Integer.MIN_VALUE;
@@ -149,6 +151,28 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
     }
 
     /**
+     * The content levels the application can serve this class at (paper 000 section 4.2): level 0 means the
+     * request is refused, level {@code levels} is full content, the levels between are lighter content. The
+     * engine decides a request's level from the class's live fractional level ({@code Settings}).
+     *
+     * @param levels the number of content levels above "refuse" ({@code levels}), M; default 1 (full content
+     *               only); {@value #MAX_LEVELS} at most
+     */
+    public record Content(int levels) {
+
+        /** The most content levels a class may have. */
+        public static final int MAX_LEVELS = 16;
+
+        static final Content UNSET = new Content(ClassPolicy.UNSET);
+
+        Content resolve(String k) {
+            int m = levels == ClassPolicy.UNSET ? 1 : levels;
+            check(m >= 1 && m <= MAX_LEVELS, k + "levels", m, "must be 1.." + MAX_LEVELS);
+            return new Content(m);
+        }
+    }
+
+    /**
      * @throws IllegalArgumentException if the name is not 1 to 32 letters, digits, '-' or '_'
      * @throws NullPointerException     if a group is null
      */
@@ -161,6 +185,7 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
         Objects.requireNonNull(queue, "queue");
         Objects.requireNonNull(delay, "delay");
         Objects.requireNonNull(admission, "admission");
+        Objects.requireNonNull(content, "content");
     }
 
     /**
@@ -169,7 +194,7 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
      * @throws IllegalArgumentException if the name is not 1 to 32 letters, digits, '-' or '_'
      */
     public static ClassPolicy named(String name) {
-        return new ClassPolicy(name, Capacity.UNSET, Queue.UNSET, Delay.UNSET, Admission.UNSET);
+        return new ClassPolicy(name, Capacity.UNSET, Queue.UNSET, Delay.UNSET, Admission.UNSET, Content.UNSET);
     }
 
     /**
@@ -218,17 +243,17 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
 
     /** {@code max-queue}: see {@link Queue#maxQueue()}. */
     public ClassPolicy withMaxQueue(int v) {
-        return new ClassPolicy(name, capacity, new Queue(v, queue.maxWait()), delay, admission);
+        return new ClassPolicy(name, capacity, new Queue(v, queue.maxWait()), delay, admission, content);
     }
 
     /** {@code max-wait}: see {@link Queue#maxWait()}. */
     public ClassPolicy withMaxWait(Duration v) {
-        return new ClassPolicy(name, capacity, new Queue(queue.maxQueue(), v), delay, admission);
+        return new ClassPolicy(name, capacity, new Queue(queue.maxQueue(), v), delay, admission, content);
     }
 
     /** {@code delay-target}: see {@link Delay#target()}. */
     public ClassPolicy withDelayTarget(Duration v) {
-        return new ClassPolicy(name, capacity, queue, new Delay(v), admission);
+        return new ClassPolicy(name, capacity, queue, new Delay(v), admission, content);
     }
 
     /** {@code session-rate}: see {@link Admission#sessionRate()}. */
@@ -255,19 +280,34 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
                 admission.totalQueuedTrigger(), v));
     }
 
+    /** {@code levels}: see {@link Content#levels()}. */
+    public ClassPolicy withLevels(int v) {
+        return new ClassPolicy(name, capacity, queue, delay, admission, new Content(v));
+    }
+
     private ClassPolicy withCapacity(Capacity c) {
-        return new ClassPolicy(name, c, queue, delay, admission);
+        return new ClassPolicy(name, c, queue, delay, admission, content);
+    }
+
+    /**
+     * This resolved class with the session rate {@code perSecond} the policy defaults it to, and the bucket depth
+     * {@code givenBurst} or, when not given ({@link #UNSET}), the rate rounded up.
+     */
+    ClassPolicy withDefaultSessionRate(double perSecond, int givenBurst) {
+        int burst = givenBurst != UNSET ? givenBurst : (int) Math.max(1, Math.ceil(perSecond));
+        return withAdmission(new Admission(perSecond, burst, admission.totalQueuedTrigger(),
+                admission.higherQueuedTrigger()));
     }
 
     private ClassPolicy withAdmission(Admission a) {
-        return new ClassPolicy(name, capacity, queue, delay, a);
+        return new ClassPolicy(name, capacity, queue, delay, a, content);
     }
 
     /** Fills unset settings from the policy-wide defaults and checks ranges; messages name the key. */
     ClassPolicy resolve(int index, int maxExecuting, int policyTotalQueued, int policyHigherQueued) {
         String k = "class." + name + ".";
         return new ClassPolicy(name, capacity.resolve(k, maxExecuting), queue.resolve(k), delay.resolve(k),
-                admission.resolve(k, index, policyTotalQueued, policyHigherQueued));
+                admission.resolve(k, index, policyTotalQueued, policyHigherQueued), content.resolve(k));
     }
 
     static void check(boolean ok, String key, Object value, String reason) {

@@ -148,7 +148,17 @@ final class PolicyKeys {
                     "HTTP status of a refused new session.", QosPolicy.Builder::rejectStatus),
             global("admission.retry-after", DURATION, of("10s"), "0s..1d, rounded up to whole seconds", "",
                     "The Retry-After of every refusal; with control.admission = auto, the longest one the "
-                    + "engine computes.", QosPolicy.Builder::retryAfter)));
+                    + "engine computes.", QosPolicy.Builder::retryAfter),
+            global("content.paths", LIST, NONE, "path patterns, as a path rule's values", "",
+                    "Paths whose static content is served from a lighter tree below full content.",
+                    QosPolicy.Builder::contentPaths),
+            global("admission.max-per-session", INTEGER, of(String.valueOf(QosPolicy.DEFAULT_MAX_PER_SESSION)),
+                    "0 (no limit)..1000000", "requests", "Requests one session may have executing and waiting when "
+                    + "one more would wait; beyond it, 429.", QosPolicy.Builder::maxPerSession),
+            global("admission.max-queued-per-address", INTEGER,
+                    of(String.valueOf(QosPolicy.DEFAULT_MAX_QUEUED_PER_ADDRESS)), "0 (no limit)..1000000", "requests",
+                    "Requests from one client address waiting at once; beyond it, 429.",
+                    QosPolicy.Builder::maxQueuedPerAddress)));
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
@@ -170,7 +180,10 @@ final class PolicyKeys {
             perClass("delay-target", DURATION, of("1s"), "more than 0, at most 1h", "",
                     "Target queueing delay: the earliest-deadline deadline and the delay controller's reference.",
                     ClassPolicy::withDelayTarget),
-            perClass("session-rate", DECIMAL, of("0", "no limit"), "0..1e9", "new sessions per second",
+            perClass("session-rate", DECIMAL, computed("50 for the highest class with control.admission = triggers "
+                    + "unless it is default-class or control.degradation = pi "
+                    + "(that law refuses every class's new sessions once no lighter content is left); else 0 (no limit)"),
+                    "0..1e9", "new sessions per second",
                     "Token bucket rate for admitting new sessions of the class.", ClassPolicy::withSessionRate),
             perClass("session-burst", INTEGER, computed("max(1, ⌈rate⌉)"), "1..1000000", "sessions",
                     "Depth of the new-session token bucket.", ClassPolicy::withSessionBurst),
@@ -180,7 +193,10 @@ final class PolicyKeys {
                     ClassPolicy::withTotalQueuedTrigger),
             perClass("admission.higher-queued", INTEGER, computed("the policy-wide admission.higher-queued"),
                     "0 (off) or more; 0 for the highest class", "requests", "WebQoS trigger k for the class.",
-                    ClassPolicy::withHigherQueuedTrigger)));
+                    ClassPolicy::withHigherQueuedTrigger),
+            perClass("levels", INTEGER, of("1", "full content only"), "1.." + ClassPolicy.Content.MAX_LEVELS,
+                    "levels", "Content levels above refusal (M): the engine serves each session at one of "
+                    + "1..M, M full.", ClassPolicy::withLevels)));
 
     private static final ValueType<ControlPolicy.Mode> MODES = ValueType.oneOf("control mode",
             ControlPolicy.Mode.values(), ControlPolicy.Mode::key);
@@ -189,6 +205,11 @@ final class PolicyKeys {
             ControlPolicy.Capacity.values(), ControlPolicy.Capacity::key);
     private static final ValueType<ControlPolicy.Admission> ADMISSIONS = ValueType.oneOf("admission",
             ControlPolicy.Admission.values(), ControlPolicy.Admission::key);
+
+    private static final ValueType<ControlPolicy.DegradationLaw> DEGRADATIONS = ValueType.oneOf("degradation",
+            ControlPolicy.DegradationLaw.values(), ControlPolicy.DegradationLaw::key);
+    private static final ValueType<ControlPolicy.UtilizationSource> SOURCES = ValueType.oneOf("utilization source",
+            ControlPolicy.UtilizationSource.values(), ControlPolicy.UtilizationSource::key);
 
     /** Keys {@code control.*}, applied to the {@link ControlPolicy}, which then goes to the builder. */
     static final Section<ControlPolicy> CONTROL = new Section<>("control.", List.of(
@@ -221,11 +242,52 @@ final class PolicyKeys {
                     (c, r) -> c.withRelative(new ControlPolicy.Gains(c.relative().gain(), r))),
             control("anti-windup", BOOLEAN, of("true"), "", "",
                     "Whether the laws stop integrating while a budget is held at a limit.",
-                    ControlPolicy::withAntiWindup)));
+                    ControlPolicy::withAntiWindup),
+            control("degradation", DEGRADATIONS, of("none"), DEGRADATIONS.choiceList(), "",
+                    "Which law sets each class's content level from the server's utilization, if any.",
+                    (c, v) -> c.withDegradation(c.degradation().withLaw(v))),
+            control("utilization.source", SOURCES, of("auto"), SOURCES.choiceList(), "",
+                    "Which utilization the degradation laws hold: process CPU, worker occupancy, or the busier.",
+                    (c, v) -> c.withDegradation(c.degradation().withSource(v))),
+            control("utilization.target", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_TARGET)),
+                    "0.05..0.98", "", "The utilization the PI degradation law holds.",
+                    (c, v) -> c.withDegradation(c.degradation().withTarget(v))),
+            control("utilization.gain-margin", DECIMAL,
+                    of(String.valueOf(ControlPolicy.Degradation.DEFAULT_GAIN_MARGIN)), "2.5..100", "",
+                    "The gain margin G the PI degradation law's gains are designed for.",
+                    (c, v) -> c.withDegradation(c.degradation().withGainMargin(v))),
+            control("threshold.high", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_HIGH)),
+                    "above low, at most 1", "", "Threshold mode degrades content above this averaged utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withThresholds(v, c.degradation().low()))),
+            control("threshold.low", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_LOW)),
+                    "0..high", "", "Threshold mode restores full content below this averaged utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withThresholds(c.degradation().high(), v))),
+            control("threshold.network-high", DECIMAL,
+                    of(String.valueOf(ControlPolicy.Degradation.DEFAULT_NETWORK_HIGH)), "above network-low, at most 1",
+                    "", "Threshold mode degrades content above this averaged network utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withNetworkThresholds(v,
+                            c.degradation().networkLow()))),
+            control("threshold.network-low", DECIMAL,
+                    of(String.valueOf(ControlPolicy.Degradation.DEFAULT_NETWORK_LOW)), "0..network-high", "",
+                    "Threshold mode restores full content below this averaged network utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withNetworkThresholds(
+                            c.degradation().networkHigh(), v))),
+            control("threshold.weight", DECIMAL, of(String.valueOf(ControlPolicy.Degradation.DEFAULT_WEIGHT)),
+                    "more than 0, at most 1", "", "The newest period's weight in threshold mode's averages.",
+                    (c, v) -> c.withDegradation(c.degradation().withWeight(v))),
+            control("utilization.rejection-cost", DECIMAL, of("0", "refusals cost nothing"), "0..1000", "ms",
+                    "Paper 000's c: the utilization one refused request per second costs.",
+                    (c, v) -> c.withDegradation(c.degradation().withRejectionCost(v / 1000))),
+            control("threshold.interval", DURATION, of("40s"), "100ms..10m", "",
+                    "Threshold mode's measurement interval, averaged before the exponential average.",
+                    (c, v) -> c.withDegradation(c.degradation().withInterval(v))),
+            control("network.capacity", LONG, of("0", "the network is not watched"), "0..", "bytes/s",
+                    "The bytes per second the network carries at most, for the network utilization.",
+                    (c, v) -> c.withDegradation(c.degradation().withNetworkCapacity(v)))));
 
     static final Key<Rule, Rule.Type> RULE_TYPE = rule("type", RULE_TYPES, REQUIRED, RULE_TYPES.choiceList(), "",
             "What the rule looks at.",
-            (r, type) -> new Rule(type, r.values(), r.header(), r.serviceClass()));
+            (r, type) -> new Rule(type, r.values(), r.header(), r.serviceClass(), r.trusted()));
 
     /**
      * Keys {@code rule.<n>.*}, applied to a {@link Rule} that starts empty. Which keys a rule needs or
@@ -234,15 +296,83 @@ final class PolicyKeys {
     static final Section<Rule> RULE = new Section<>("rule.<n>.", List.of(
             RULE_TYPE,
             rule("value", LIST, NONE, "by type", "", "What the rule matches.",
-                    (r, values) -> new Rule(r.type(), values, r.header(), r.serviceClass())),
+                    (r, values) -> new Rule(r.type(), values, r.header(), r.serviceClass(), r.trusted())),
             rule("header", STRING, NONE, "a header name", "", "For header rules: the request header to look at.",
-                    (r, header) -> new Rule(r.type(), r.values(), header, r.serviceClass())),
+                    (r, header) -> new Rule(r.type(), r.values(), header, r.serviceClass(), r.trusted())),
             rule("class", STRING, computed("required, except for tier-cookie"), "one of classes", "",
                     "The class of matching requests.",
-                    (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass))));
+                    (r, serviceClass) -> new Rule(r.type(), r.values(), r.header(), serviceClass, r.trusted())),
+            rule("trusted", BOOLEAN, of("false"), "", "",
+                    "For path, host and header rules: whether the rule gives a session its class (a credential), "
+                    + "not only lowers requests.",
+                    (r, trusted) -> new Rule(r.type(), r.values(), r.header(), r.serviceClass(), trusted))));
+
+    private static final ValueType<BucketControl.Law> BUCKET_LAWS = ValueType.oneOf("bucket law",
+            BucketControl.Law.values(), BucketControl.Law::key);
+
+    /** Keys {@code buckets.*}: how the bucket law adapts the token-bucket rules' rates. */
+    static final Section<BucketControl> BUCKETS = new Section<>("buckets.", List.of(
+            buckets("law", BUCKET_LAWS, of("cpu"), BUCKET_LAWS.choiceList(), "",
+                    "Which controller adapts the buckets' rates: P on CPU utilization or PD on the queue length.",
+                    BucketControl::withLaw),
+            buckets("cpu-target", DECIMAL, of("0.9"), "more than 0, at most 1", "",
+                    "The CPU utilization the P controller holds.", BucketControl::withCpuTarget),
+            buckets("cpu-gain", DECIMAL, of("20"), "more than 0", "requests/s per unit of utilization",
+                    "Kp of the P controller on CPU.", BucketControl::withCpuGain),
+            buckets("queue-target", DECIMAL, of("10"), "0..1000000", "requests",
+                    "The number of requests queued in the engine that the PD controller holds.",
+                    BucketControl::withQueueTarget),
+            buckets("queue-gain", DECIMAL, of("0.0625"), "more than 0", "requests/s per queued request",
+                    "Kp of the PD controller on the queue length.", BucketControl::withQueueGain),
+            buckets("queue-derivative", DECIMAL, of("0.25"), "0 or more", "requests/s per request of growth",
+                    "Kd of the PD controller on the queue length.", BucketControl::withQueueDerivative)));
+
+    /** Keys {@code bucket.<name>.*}, applied to a {@link BucketPolicy}: one token-bucket rule each. */
+    static final Section<BucketPolicy> BUCKET = new Section<>("bucket.<name>.", List.of(
+            bucket("path", LIST, NONE, "path patterns, as a path rule's; this or cookie", "",
+                    "The paths whose requests take a token of this bucket.", BucketPolicy::withPaths),
+            bucket("cookie", STRING, NONE, "NAME or NAME=VALUE; this or path", "",
+                    "The cookie whose requests take a token of this bucket.", BucketPolicy::withCookie),
+            bucket("rate", DECIMAL, REQUIRED, "more than 0, at most 1e9", "requests per second",
+                    "The bucket's starting rate, adapted each control period by the bucket law.",
+                    BucketPolicy::withRate),
+            bucket("min-rate", DECIMAL, computed("0: no minimum"), "0..the rate", "requests per second",
+                    "The lowest rate the bucket law sets.", BucketPolicy::withMinRate),
+            bucket("depth", INTEGER, computed("5 (paper 002's)"), "1..1000000", "requests",
+                    "The bucket's depth (burst), fixed.", BucketPolicy::withDepth)));
+
+    /** Keys {@code vhosts.*}: the virtual servers' capacity plan. */
+    static final Section<VirtualServerPlan> VHOSTS = new Section<>("vhosts.", List.of(
+            vhosts("request-cost", DECIMAL, computed("required with virtual servers"), "0..1",
+                    "utilization per request/s", "a of U = aR + bW: the bottleneck's share one request per second "
+                    + "takes.", VirtualServerPlan::withRequestCost),
+            vhosts("byte-cost", DECIMAL, computed("required with virtual servers"), "0..1",
+                    "utilization per byte/s", "b of U = aR + bW: the bottleneck's share one response byte per "
+                    + "second takes.", VirtualServerPlan::withByteCost),
+            vhosts("utilization-bound", DECIMAL, of("0.58"), "more than 0, less than 1", "",
+                    "The most the virtual servers' planned utilizations a Rmax + b Wmax may sum to.",
+                    VirtualServerPlan::withBound)));
+
+    /** Keys {@code vhost.<name>.*}, applied to a {@link VirtualServerPolicy}: one virtual server each. */
+    static final Section<VirtualServerPolicy> VHOST = new Section<>("vhost.<name>.", List.of(
+            vhost("hosts", LIST, REQUIRED, "host names, as a host rule's", "",
+                    "The Host names the virtual server serves.", VirtualServerPolicy::withHosts),
+            vhost("rmax", DECIMAL, REQUIRED, "more than 0, at most 1e9", "requests per second",
+                    "Guaranteed request rate.", VirtualServerPolicy::withRmax),
+            vhost("wmax", DECIMAL, REQUIRED, "more than 0, at most 1e15", "bytes per second",
+                    "Guaranteed response bytes per second, within the request rate.",
+                    VirtualServerPolicy::withWmax)));
+
+    /** Keys {@code content.<level>.*}, applied to a {@link ContentTrees.Tree} of that level. */
+    static final Section<ContentTrees.Tree> CONTENT = new Section<>("content.<level>.", List.of(
+            new Key<>("prefix", STRING, NONE, "a path such as /degraded; level 1.."
+                    + (ClassPolicy.Content.MAX_LEVELS - 1), "",
+                    "Where the content.paths are served from at this content level.",
+                    (ContentTrees.Tree t, String prefix) -> new ContentTrees.Tree(t.level(), prefix))));
 
     /** Every section, in the order the parser applies them. */
-    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE);
+    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE, CONTENT, BUCKETS, BUCKET, VHOSTS,
+            VHOST);
 
     private PolicyKeys() {
     }
@@ -259,6 +389,27 @@ final class PolicyKeys {
 
     private static <T> Key<ClassPolicy, T> perClass(String name, ValueType<T> type, Default byDefault,
             String range, String unit, String description, BiFunction<ClassPolicy, T, ClassPolicy> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<BucketControl, T> buckets(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<BucketControl, T, BucketControl> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<BucketPolicy, T> bucket(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<BucketPolicy, T, BucketPolicy> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<VirtualServerPlan, T> vhosts(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<VirtualServerPlan, T, VirtualServerPlan> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<VirtualServerPolicy, T> vhost(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description,
+            BiFunction<VirtualServerPolicy, T, VirtualServerPolicy> set) {
         return new Key<>(name, type, byDefault, range, unit, description, set);
     }
 

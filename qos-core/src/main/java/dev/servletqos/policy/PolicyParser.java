@@ -52,6 +52,7 @@ public final class PolicyParser {
     private static final String UNSET = "(unset)";
 
     private static final Pattern RULE_NUMBER = Pattern.compile("[1-9][0-9]{0,8}");
+    private static final Pattern CONTENT_LEVEL = Pattern.compile("[1-9][0-9]?");
     private static final Pattern REFERENCE = Pattern.compile("\\$\\{(env|sys):([A-Za-z0-9_.\\-]+)}");
 
     /** Resolves {@code env:NAME} and {@code sys:NAME} against the real environment and system properties. */
@@ -217,14 +218,35 @@ public final class PolicyParser {
             }
         }
         TreeSet<Integer> ruleNumbers = new TreeSet<>();
+        TreeSet<Integer> contentLevels = new TreeSet<>();
+        TreeSet<String> bucketNames = new TreeSet<>();
+        TreeSet<String> vhostNames = new TreeSet<>();
         for (String key : raw.keySet()) {
-            checkKey(key, classNames, ruleNumbers);
+            if (named(key, PolicyKeys.BUCKET, "bucket.", bucketNames, BucketPolicy::named)
+                    || named(key, PolicyKeys.VHOST, "vhost.", vhostNames, VirtualServerPolicy::named)
+                    || inSection(key, PolicyKeys.BUCKETS) || inSection(key, PolicyKeys.VHOSTS)) {
+                continue;
+            }
+            checkKey(key, classNames, ruleNumbers, contentLevels);
         }
 
         QosPolicy.Builder b = applyAll(PolicyKeys.GLOBAL, null, QosPolicy.builder());
         b.control(applyAll(PolicyKeys.CONTROL, null, ControlPolicy.DEFAULTS));
         for (String name : classNames) {
             b.replaceClass(applyAll(PolicyKeys.CLASS, name, ClassPolicy.named(name)));
+        }
+        for (int level : contentLevels) {
+            ContentTrees.Tree t = applyAll(PolicyKeys.CONTENT, Integer.toString(level), new ContentTrees.Tree(level,
+                    null));
+            b.contentPrefix(level, t.prefix());
+        }
+        b.bucketControl(applyAll(PolicyKeys.BUCKETS, null, BucketControl.DEFAULTS));
+        for (String name : bucketNames) {
+            b.addBucket(applyAll(PolicyKeys.BUCKET, name, BucketPolicy.named(name)));
+        }
+        b.virtualServerPlan(applyAll(PolicyKeys.VHOSTS, null, VirtualServerPlan.DEFAULTS));
+        for (String name : vhostNames) {
+            b.addVirtualServer(applyAll(PolicyKeys.VHOST, name, VirtualServerPolicy.named(name)));
         }
         List<Integer> fileNumbers = new ArrayList<>(ruleNumbers);
         for (int n : fileNumbers) {
@@ -237,9 +259,59 @@ public final class PolicyParser {
         }
     }
 
-    /** Fails on a key that is not in the key table; records rule numbers. */
-    private void checkKey(String key, List<String> classNames, Set<Integer> ruleNumbers) {
+    /**
+     * Whether {@code key} is one of a named entry's ({@code bucket.<name>.rate}), recording the name; fails on a
+     * bad name or a key the section lacks.
+     */
+    private boolean named(String key, PolicyKeys.Section<?> section, String start, Set<String> names,
+                          Function<String, ?> check) {
+        if (!key.startsWith(start)) {
+            return false;
+        }
+        int dot = key.indexOf('.', start.length());
+        String name = dot < 0 ? key.substring(start.length()) : key.substring(start.length(), dot);
+        String rest = dot < 0 ? "" : key.substring(dot + 1);
+        try {
+            check.apply(name);
+        } catch (IllegalArgumentException e) {
+            throw error(key, raw.get(key), e.getMessage());
+        }
+        if (section.find(rest) == null) {
+            throw unknownKey(key, section.names(name), "its keys are " + section.suffixes());
+        }
+        names.add(name);
+        return true;
+    }
+
+    /** Whether {@code key} is of a section without names ({@code buckets.law}); fails on a key it lacks. */
+    private boolean inSection(String key, PolicyKeys.Section<?> section) {
+        if (!key.startsWith(section.prefix())) {
+            return false;
+        }
+        if (section.find(key.substring(section.prefix().length())) == null) {
+            throw unknownKey(key, section.names(null), "its keys are " + section.suffixes());
+        }
+        return true;
+    }
+
+    /** Fails on a key that is not in the key table; records rule numbers and content levels. */
+    private void checkKey(String key, List<String> classNames, Set<Integer> ruleNumbers, Set<Integer> contentLevels) {
         if (PolicyKeys.GLOBAL.find(key) != null) {
+            return;
+        }
+        if (key.startsWith("content.")) {
+            int dot = key.indexOf('.', 8);
+            String level = dot < 0 ? key.substring(8) : key.substring(8, dot);
+            String rest = dot < 0 ? "" : key.substring(dot + 1);
+            if (!CONTENT_LEVEL.matcher(level).matches()) {
+                throw unknownKey(key, PolicyKeys.GLOBAL.names(null), "content keys are content.paths and "
+                        + "content.<level>.prefix with a level 1.." + (ClassPolicy.Content.MAX_LEVELS - 1));
+            }
+            if (PolicyKeys.CONTENT.find(rest) == null) {
+                throw unknownKey(key, PolicyKeys.CONTENT.names(level),
+                        "content level keys are " + PolicyKeys.CONTENT.suffixes());
+            }
+            contentLevels.add(Integer.parseInt(level));
             return;
         }
         String control = PolicyKeys.CONTROL.prefix();
@@ -342,7 +414,11 @@ public final class PolicyParser {
             unused(k + "class", "a tier-cookie rule takes its class from the cookie");
             unused(k + "value", "a tier-cookie rule has no value");
             unused(k + "header", "only header rules name a header");
+            unused(k + "trusted", "a tier-cookie rule is a credential already");
             return r;
+        }
+        if (type == Rule.Type.IP) {
+            unused(k + "trusted", "an ip rule is a credential already");
         }
         if (type != Rule.Type.HEADER) {
             unused(k + "header", "only header rules name a header");

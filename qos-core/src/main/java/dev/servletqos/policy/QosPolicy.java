@@ -4,13 +4,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * The whole configuration of one engine: service classes in priority order, scheduling, classification
- * rules, cookies, the session table, admission and the feedback controller ({@link #control()}). Immutable
+ * rules, cookies, the session table, admission, the feedback controller ({@link #control()}) and the content
+ * trees ({@link #contentTrees()}). Immutable
  * and thread-safe; changing settings at run time means building a new policy ({@link #toBuilder()}) or
  * calling the engine's setters. Read one from a properties file with {@link PolicyParser}; every key is
  * described in the key table ({@code PolicyKeys}) and documented in {@code docs/configuration.md}.
@@ -82,9 +87,20 @@ public final class QosPolicy {
     private final int rejectStatus;
     private final Duration retryAfter;
     private final Duration watch;
+    private final int maxPerSession;
+    private final int maxQueuedPerAddress;
     private final ControlPolicy control;
+    private final List<BucketPolicy> buckets;
+    private final BucketControl bucketControl;
+    private final List<VirtualServerPolicy> virtualServers;
+    private final VirtualServerPlan virtualServerPlan;
+    private final ContentTrees contentTrees;
+    /** {@code content.*} as given, for {@link #toBuilder()}. */
+    private final List<String> givenContentPaths;
+    private final SortedMap<Integer, String> givenContentPrefixes;
 
-    private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control) {
+    private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control,
+                      ContentTrees contentTrees) {
         this.classes = List.copyOf(resolved);
         this.defaultClass = b.defaultClass != null ? b.defaultClass : resolved.get(resolved.size() - 1).name();
         this.scheduling = b.scheduling;
@@ -114,8 +130,37 @@ public final class QosPolicy {
         this.rejectStatus = b.rejectStatus;
         this.retryAfter = b.retryAfter;
         this.watch = b.watch;
+        this.maxPerSession = b.maxPerSession;
+        this.maxQueuedPerAddress = b.maxQueuedPerAddress;
         this.control = control;
+        this.buckets = List.copyOf(b.buckets);
+        this.bucketControl = b.bucketControl;
+        this.virtualServers = List.copyOf(b.virtualServers);
+        this.virtualServerPlan = b.virtualServerPlan;
+        this.contentTrees = contentTrees;
+        this.givenContentPaths = b.contentPaths;
+        this.givenContentPrefixes = Collections.unmodifiableSortedMap(new TreeMap<>(b.contentPrefixes));
     }
+
+    /**
+     * Default {@code session-rate} of the highest class, in new sessions per second (bucket depth the same), when it
+     * is not the default class and admission is by triggers ({@code control.admission = triggers}); with automatic
+     * admission the admission law sets every class's rate, and with {@code control.degradation = pi} the degradation
+     * law refuses the new sessions of every class, the highest included, once no lighter content is left.
+     */
+    public static final double DEFAULT_TOP_SESSION_RATE = 50;
+
+    /**
+     * Default of {@code admission.max-per-session}: a browser opens at most six HTTP/1.1 connections to a host, so
+     * eight requests at once of one session that must wait are a client sharing its cookie, or one that does not
+     * wait for its answers.
+     */
+    public static final int DEFAULT_MAX_PER_SESSION = 8;
+    /**
+     * Default of {@code admission.max-queued-per-address}: a tenth of one class's default queue, so that one
+     * address (a cookie-less flood) cannot fill the queues.
+     */
+    public static final int DEFAULT_MAX_QUEUED_PER_ADDRESS = 100;
 
     /** The ceiling of {@code max-executing} when the policy gives none: Tomcat's and Jetty's default thread pools. */
     public static final int DEFAULT_CEILING = 200;
@@ -158,7 +203,15 @@ public final class QosPolicy {
         b.rejectStatus = rejectStatus;
         b.retryAfter = retryAfter;
         b.watch = watch;
+        b.maxPerSession = maxPerSession;
+        b.maxQueuedPerAddress = maxQueuedPerAddress;
         b.control = givenControl;
+        b.buckets.addAll(buckets);
+        b.bucketControl = bucketControl;
+        b.virtualServers.addAll(virtualServers);
+        b.virtualServerPlan = virtualServerPlan;
+        b.contentPaths = givenContentPaths;
+        b.contentPrefixes.putAll(givenContentPrefixes);
         return b;
     }
 
@@ -313,9 +366,50 @@ public final class QosPolicy {
         return watch;
     }
 
+    /**
+     * The most requests one admitted session may have executing and waiting at once when one more would have to
+     * wait ({@code admission.max-per-session}); 0 = no limit; default {@value #DEFAULT_MAX_PER_SESSION}.
+     */
+    public int maxPerSession() {
+        return maxPerSession;
+    }
+
+    /**
+     * The most requests from one client address that may wait at once ({@code admission.max-queued-per-address});
+     * 0 = no limit; default {@value #DEFAULT_MAX_QUEUED_PER_ADDRESS}.
+     */
+    public int maxQueuedPerAddress() {
+        return maxQueuedPerAddress;
+    }
+
     /** The feedback controller's settings ({@code control.*}); default: off. */
     public ControlPolicy control() {
         return control;
+    }
+
+    /** The token-bucket rules ({@code bucket.<name>.*}), in the order of their names; empty when none. */
+    public List<BucketPolicy> buckets() {
+        return buckets;
+    }
+
+    /** How the bucket law adapts the buckets' rates ({@code buckets.*}). */
+    public BucketControl bucketControl() {
+        return bucketControl;
+    }
+
+    /** The virtual servers ({@code vhost.<name>.*}), in the order of their names; empty when none. */
+    public List<VirtualServerPolicy> virtualServers() {
+        return virtualServers;
+    }
+
+    /** The virtual servers' capacity plan ({@code vhosts.*}). */
+    public VirtualServerPlan virtualServerPlan() {
+        return virtualServerPlan;
+    }
+
+    /** Static content served from a lighter tree per content level ({@code content.*}); default: none. */
+    public ContentTrees contentTrees() {
+        return contentTrees;
     }
 
     /** Equal when every setting is (secrets included). */
@@ -334,14 +428,15 @@ public final class QosPolicy {
         return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules,
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
-                higherQueuedTrigger, rejectStatus, retryAfter, watch, control);
+                higherQueuedTrigger, rejectStatus, retryAfter, watch, maxPerSession, maxQueuedPerAddress, control,
+                buckets, bucketControl, virtualServers, virtualServerPlan, contentTrees);
     }
 
     @Override
     public String toString() {
         return "QosPolicy{classes=" + classes + ", default=" + defaultClass + ", scheduling=" + scheduling.key()
                 + ", maxExecuting=" + maxExecuting + ", ceiling=" + maxExecutingCeiling + ", borrowing=" + borrowing + ", rules=" + rules
-                + ", control=" + control + "}";
+                + ", control=" + control + (contentTrees.isEmpty() ? "" : ", content=" + contentTrees) + "}";
     }
 
     /**
@@ -354,6 +449,10 @@ public final class QosPolicy {
         private Scheduling scheduling = Scheduling.STRICT_PRIORITY;
         private int maxExecuting = ClassPolicy.UNSET;
         private boolean borrowing = true;
+        private final List<BucketPolicy> buckets = new ArrayList<>();
+        private BucketControl bucketControl = BucketControl.DEFAULTS;
+        private final List<VirtualServerPolicy> virtualServers = new ArrayList<>();
+        private VirtualServerPlan virtualServerPlan = VirtualServerPlan.DEFAULTS;
         private final List<Rule> rules = new ArrayList<>();
         private String tierCookieName = "QOSTIER";
         private String secret;
@@ -370,7 +469,11 @@ public final class QosPolicy {
         private int rejectStatus = 503;
         private Duration retryAfter = Duration.ofSeconds(10);
         private Duration watch = Duration.ZERO;
+        private int maxPerSession = DEFAULT_MAX_PER_SESSION;
+        private int maxQueuedPerAddress = DEFAULT_MAX_QUEUED_PER_ADDRESS;
         private ControlPolicy control = ControlPolicy.DEFAULTS;
+        private List<String> contentPaths = List.of();
+        private final SortedMap<Integer, String> contentPrefixes = new TreeMap<>();
 
         private Builder() {
         }
@@ -504,9 +607,122 @@ public final class QosPolicy {
             return this;
         }
 
+        /** Adds a token-bucket rule ({@code bucket.<name>.*}). */
+        public Builder addBucket(BucketPolicy b) {
+            buckets.add(b);
+            return this;
+        }
+
+        /** How the bucket law adapts the rates; default {@link BucketControl#DEFAULTS}. */
+        public Builder bucketControl(BucketControl c) {
+            this.bucketControl = c;
+            return this;
+        }
+
+        /** Adds a virtual server ({@code vhost.<name>.*}). */
+        public Builder addVirtualServer(VirtualServerPolicy v) {
+            virtualServers.add(v);
+            return this;
+        }
+
+        /** The virtual servers' capacity plan: a, b and the bound ({@code vhosts.*}). */
+        public Builder virtualServerPlan(VirtualServerPlan p) {
+            this.virtualServerPlan = p;
+            return this;
+        }
+
+        /** {@code admission.max-per-session}: 0 (no limit) or more; default {@value #DEFAULT_MAX_PER_SESSION}. */
+        public Builder maxPerSession(int n) {
+            this.maxPerSession = n;
+            return this;
+        }
+
+        /**
+         * {@code admission.max-queued-per-address}: 0 (no limit) or more; default
+         * {@value #DEFAULT_MAX_QUEUED_PER_ADDRESS}.
+         */
+        public Builder maxQueuedPerAddress(int n) {
+            this.maxQueuedPerAddress = n;
+            return this;
+        }
+
         /** The controller's settings; default {@link ControlPolicy#DEFAULTS} (off). */
         public Builder control(ControlPolicy c) {
             this.control = c;
+            return this;
+        }
+
+        private void checkBuckets() {
+            ClassPolicy.check(bucketControl != null, "buckets.law", "null", "required");
+            bucketControl.check();
+            Set<String> seen = new HashSet<>();
+            for (BucketPolicy b : buckets) {
+                ClassPolicy.check(seen.add(b.name()), "bucket." + b.name(), b.name(), "bucket given twice");
+                b.check();
+            }
+        }
+
+        /**
+         * Paper 000's capacity planning: the virtual servers' planned utilizations {@code a Rmax + b Wmax} must sum
+         * to at most {@code vhosts.utilization-bound}; the message names every virtual server and its hosts.
+         */
+        private void checkVirtualServers() {
+            if (virtualServers.isEmpty()) {
+                return;
+            }
+            VirtualServerPlan p = virtualServerPlan;
+            ClassPolicy.check(p != null, "vhosts.request-cost", "null", "required");
+            if (!(p.requestCost() >= 0) || p.requestCost() > 1) {
+                throw new PolicyException("vhosts.request-cost", Double.isNaN(p.requestCost()) ? "(unset)"
+                        : String.valueOf(p.requestCost()), "required with virtual servers: the share of the "
+                        + "bottleneck one request per second takes, 0..1 (a of paper 000's U = aR + bW)");
+            }
+            if (!(p.byteCost() >= 0) || p.byteCost() > 1) {
+                throw new PolicyException("vhosts.byte-cost", Double.isNaN(p.byteCost()) ? "(unset)"
+                        : String.valueOf(p.byteCost()), "required with virtual servers: the share of the "
+                        + "bottleneck one response byte per second takes, 0..1 (b of paper 000's U = aR + bW)");
+            }
+            ClassPolicy.check(p.bound() > 0 && p.bound() < 1, "vhosts.utilization-bound", p.bound(),
+                    "must be more than 0 and less than 1");
+            Set<String> seen = new HashSet<>();
+            double sum = 0;
+            List<String> plans = new ArrayList<>();
+            for (VirtualServerPolicy v : virtualServers) {
+                ClassPolicy.check(seen.add(v.name()), "vhost." + v.name(), v.name(), "virtual server given twice");
+                v.check();
+                double u = v.plannedUtilization(p);
+                sum += u;
+                plans.add(v.name() + " (" + String.join(", ", v.hosts()) + ") " + String.format(java.util.Locale.ROOT,
+                        "%.3f", u));
+            }
+            if (sum > p.bound()) {
+                throw new PolicyException("vhosts.utilization-bound", String.valueOf(p.bound()), String.format(
+                        java.util.Locale.ROOT, "capacity planning: the virtual servers plan a utilization of %.3f "
+                        + "(a Rmax + b Wmax with a = %s, b = %s): %s; lower their vhost.<name>.rmax or .wmax, or "
+                        + "raise the bound (below 1, for throughput guarantees only)", sum, p.requestCost(),
+                        p.byteCost(), String.join(", ", plans)));
+            }
+        }
+
+        /**
+         * {@code content.paths}: the paths (patterns as a path rule's values) whose static content has a lighter
+         * tree per content level; default none. See {@link ContentTrees}.
+         */
+        public Builder contentPaths(List<String> patterns) {
+            this.contentPaths = List.copyOf(patterns);
+            return this;
+        }
+
+        /**
+         * {@code content.<level>.prefix}: where the content of {@code content.paths} is served from at this level
+         * (below a class's full content), e.g. {@code /degraded}; null removes it. See {@link ContentTrees}.
+         */
+        public Builder contentPrefix(int level, String prefix) {
+            if (prefix == null) {
+                contentPrefixes.remove(level);
+            } else {
+                contentPrefixes.put(level, prefix);
+            }
             return this;
         }
 
@@ -552,6 +768,16 @@ public final class QosPolicy {
             ControlPolicy.Admission admission = control.admission() != null ? control.admission()
                     : anyTrigger || given ? ControlPolicy.Admission.TRIGGERS : ControlPolicy.Admission.AUTO;
             ControlPolicy resolvedControl = control.withCapacity(capacity).withAdmission(admission);
+            String lowest = defaultClass != null ? defaultClass : resolved.get(resolved.size() - 1).name();
+            if (admission == ControlPolicy.Admission.TRIGGERS && !resolved.get(0).name().equals(lowest)
+                    && Double.isNaN(classes.get(0).admission().sessionRate())
+                    && control.degradation().law() != ControlPolicy.DegradationLaw.PI) {
+                // no trigger refuses the highest class, and its credentials can be shared (one tier cookie copied
+                // to a botnet makes a premium session per request): it gets a session rate unless the policy gives
+                // one, 0 (no limit) included, or the PI degradation law admits its new sessions (level below 1)
+                resolved.set(0, resolved.get(0).withDefaultSessionRate(DEFAULT_TOP_SESSION_RATE,
+                        classes.get(0).admission().sessionBurst()));
+            }
             int reserves = 0;
             for (ClassPolicy c : resolved) {
                 reserves += c.capacity().reserve();
@@ -561,6 +787,8 @@ public final class QosPolicy {
             if (defaultClass != null && !names.contains(defaultClass)) {
                 throw new PolicyException("default-class", defaultClass, "no such class; classes are " + names);
             }
+            checkBuckets();
+            checkVirtualServers();
             boolean tierRule = false;
             for (int i = 0; i < rules.size(); i++) {
                 Rule r = rules.get(i);
@@ -619,8 +847,24 @@ public final class QosPolicy {
             ClassPolicy.check(watch != null && (watch.isZero() || watch.compareTo(Duration.ofSeconds(1)) >= 0
                     && watch.compareTo(Duration.ofHours(1)) <= 0), "policy.watch", watch, "must be 0s (never) or "
                     + "1s..1h");
+            ClassPolicy.check(maxPerSession >= 0 && maxPerSession <= 1_000_000, "admission.max-per-session",
+                    maxPerSession, "must be 0 (no limit)..1000000");
+            ClassPolicy.check(maxQueuedPerAddress >= 0 && maxQueuedPerAddress <= 1_000_000,
+                    "admission.max-queued-per-address", maxQueuedPerAddress, "must be 0 (no limit)..1000000");
             resolvedControl.check(classes.size());
-            return new QosPolicy(this, resolved, start, ceiling, resolvedControl);
+            int maxLevels = 1;
+            for (ClassPolicy c : resolved) {
+                maxLevels = Math.max(maxLevels, c.content().levels());
+            }
+            String[] prefixes = new String[ClassPolicy.Content.MAX_LEVELS];
+            for (Map.Entry<Integer, String> e : contentPrefixes.entrySet()) {
+                int level = e.getKey();
+                ClassPolicy.check(level >= 1 && level < prefixes.length, "content." + level + ".prefix", e.getValue(),
+                        "the level must be 1.." + (prefixes.length - 1) + " (below the full content of a class)");
+                prefixes[level] = e.getValue();
+            }
+            ContentTrees trees = ContentTrees.of(contentPaths, prefixes, maxLevels);
+            return new QosPolicy(this, resolved, start, ceiling, resolvedControl, trees);
         }
 
         /** The length in bytes, never the value: {@code tier-cookie.secret = (hidden, 14 bytes): ...}. */

@@ -3,11 +3,20 @@ package dev.servletqos.policy;
 import java.util.List;
 
 /**
- * One classification rule: requests it matches belong to {@code serviceClass}; the first matching rule wins.
- * Rules classify the first request of a session; a known session keeps the class it was admitted with.
+ * One classification rule: requests it matches belong to {@code serviceClass}. Rules are of two kinds
+ * ({@link #credential()}):
+ * <ul>
+ *   <li><b>credentials</b> ({@code tier-cookie}, {@code ip}, and any rule marked {@code trusted}) give a new
+ *       session its class, the first matching one in order (else the default class); the session keeps it, written
+ *       into its admission cookie;</li>
+ *   <li><b>request rules</b> ({@code path}, {@code host}, {@code header} not marked trusted: what the client
+ *       chooses) are applied to every request of every session, the first matching one in order, and can only
+ *       lower it: the request runs in the rule's class or the session's, whichever is lower. A client cannot
+ *       raise itself by the path, Host or header it sends.</li>
+ * </ul>
  *
  * <p>Property keys: {@code rule.<n>.type}, {@code rule.<n>.value}, {@code rule.<n>.header},
- * {@code rule.<n>.class}; rules apply in the numeric order of {@code n}.
+ * {@code rule.<n>.class}, {@code rule.<n>.trusted}; rules apply in the numeric order of {@code n}.
  *
  * @param type         what the rule looks at
  * @param values       for {@code ip}: addresses or CIDR ranges; {@code path}: prefixes or globs;
@@ -16,8 +25,11 @@ import java.util.List;
  * @param header       the header name, for {@code header} rules only
  * @param serviceClass the class of matching requests; for {@code tier-cookie}, null: the class is the one
  *                     signed into the cookie
+ * @param trusted      for {@code path}, {@code host} and {@code header} rules: the operator vouches that the
+ *                     client cannot choose what the rule reads (a header the operator's own proxy sets, replacing
+ *                     the client's), so the rule is a credential; false by default
  */
-public record Rule(Type type, List<String> values, String header, String serviceClass) {
+public record Rule(Type type, List<String> values, String header, String serviceClass, boolean trusted) {
 
     /** What a rule matches on. */
     public enum Type {
@@ -46,6 +58,25 @@ public record Rule(Type type, List<String> values, String header, String service
 
     public Rule {
         values = values == null ? List.of() : List.copyOf(values);
+    }
+
+    /** A rule that is not marked trusted. */
+    public Rule(Type type, List<String> values, String header, String serviceClass) {
+        this(type, values, header, serviceClass, false);
+    }
+
+    /** This rule marked trusted ({@code rule.<n>.trusted = true}): a credential whatever its type. */
+    public Rule asTrusted() {
+        return new Rule(type, values, header, serviceClass, true);
+    }
+
+    /**
+     * Whether the rule is a credential: it gives a new session its class, kept for the session. Tier-cookie
+     * (signed) and ip rules (the connection's address, which the client does not choose) always are; path, host
+     * and header rules only when marked trusted.
+     */
+    public boolean credential() {
+        return trusted || type == Type.TIER_COOKIE || type == Type.IP;
     }
 
     /**

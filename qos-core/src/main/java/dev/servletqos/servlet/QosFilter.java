@@ -193,8 +193,12 @@ public class QosFilter implements Filter {
         Object marked = req.getAttribute(TICKET_ATTRIBUTE);
         if (marked != null && res instanceof HttpServletResponse response) {
             // A resumed request (our own ASYNC dispatch) or one the application dispatched again holds its
-            // permit already.
-            ServletTickets.passAgain(marked, response);
+            // permit already; a resumed one whose content comes from its level's tree goes there.
+            String forward = ServletTickets.passAgain(marked, response);
+            if (forward != null) {
+                ServletTickets.forward(req.getServletContext(), req, res, forward);
+                return;
+            }
         }
         QosEngine e = engine;
         if (e == null || marked != null || req.getDispatcherType() != DispatcherType.REQUEST
@@ -203,10 +207,13 @@ public class QosFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.serve(waiting, ticket, request, response,
+        ServletRequestView view = new ServletRequestView(request);
+        Ticket ticket = e.enter(view);
+        ServletTickets.serve(waiting, ticket, ServletTickets.contentForward(e, ticket, view), request, response,
                 m -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, m),
-                () -> chain.doFilter(request, response), () -> ServletTickets.contentLength(response));
+                () -> chain.doFilter(request, response),
+                path -> ServletTickets.forward(request.getServletContext(), request, response, path),
+                () -> ServletTickets.contentLength(response));
     }
 
     /**

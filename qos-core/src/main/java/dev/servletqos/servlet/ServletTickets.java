@@ -1,16 +1,23 @@
 package dev.servletqos.servlet;
 
+import dev.servletqos.Attributes;
+import dev.servletqos.QosEngine;
 import dev.servletqos.Rejection;
+import dev.servletqos.RequestView;
 import dev.servletqos.Ticket;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.Set;
@@ -22,9 +29,10 @@ import java.util.function.LongSupplier;
 
 /**
  * What every servlet-level adapter (the Tomcat valve, {@link QosFilter}) does with a request's {@link Ticket}
- * around the application, written once: label the request, refuse it, suspend a parked one without holding its
- * thread and resume it with {@link AsyncContext#dispatch()}, and release the permit when the response is done,
- * also when the application went asynchronous.
+ * around the application, written once: label the request (its class and content level), refuse it, suspend a
+ * parked one without holding its thread and resume it with {@link AsyncContext#dispatch()}, serve static content
+ * from its level's tree by a forward, and release the permit when the response is done, also when the
+ * application went asynchronous.
  *
  * <p>The adapter keeps two things to itself: marking the request so that the second pass of a resumed request
  * (an {@code ASYNC} dispatch, which runs the valve pipeline and the filter chain again) goes straight to the
@@ -63,6 +71,70 @@ public final class ServletTickets {
     }
 
     /**
+     * Serves the request from another path of the application instead of the rest of the chain: a forward
+     * ({@link RequestDispatcher#forward}) to the path, percent-encoded, within the application.
+     */
+    @FunctionalInterface
+    public interface Forward {
+        void to(String encodedPath) throws IOException, ServletException;
+    }
+
+    /**
+     * Where a request is served from at its content level ({@link QosEngine#contentPath}), percent-encoded for
+     * {@link jakarta.servlet.ServletContext#getRequestDispatcher}, or null to serve it as it is.
+     */
+    public static String contentForward(QosEngine engine, Ticket ticket, RequestView request) {
+        String path = engine.contentPath(ticket, request);
+        return path == null ? null : encodePath(path);
+    }
+
+    /**
+     * A decoded path percent-encoded as a URI path: every character but the unreserved ones, the
+     * sub-delimiters other than {@code ;}, {@code :}, {@code @} and {@code /} as UTF-8 bytes in {@code %XX}.
+     */
+    static String encodePath(String path) {
+        int i = 0;
+        while (i < path.length() && keepsInPath(path.charAt(i))) {
+            i++;
+        }
+        if (i == path.length()) {
+            return path;
+        }
+        StringBuilder out = new StringBuilder(path.length() + 16).append(path, 0, i);
+        for (byte b : path.substring(i).getBytes(StandardCharsets.UTF_8)) {
+            int u = b & 0xFF;
+            if (u < 0x80 && keepsInPath((char) u)) {
+                out.append((char) u);
+            } else {
+                out.append('%').append(HEX.charAt(u >> 4)).append(HEX.charAt(u & 0xF));
+            }
+        }
+        return out.toString();
+    }
+
+    private static final String HEX = "0123456789ABCDEF";
+
+    /**
+     * Forwards the request to {@code encodedPath} within the application of {@code context}: what the adapters
+     * do for a request whose static content comes from its level's tree ({@link Forward}).
+     *
+     * @throws ServletException if the container has no dispatcher for the path
+     */
+    public static void forward(ServletContext context, ServletRequest request, ServletResponse response,
+                               String encodedPath) throws IOException, ServletException {
+        RequestDispatcher d = context.getRequestDispatcher(encodedPath);
+        if (d == null) {
+            throw new ServletException("servlet-qos: no request dispatcher for the content path " + encodedPath);
+        }
+        d.forward(request, response);
+    }
+
+    private static boolean keepsInPath(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || "-._~!$&'()*+,=:@/".indexOf(c) >= 0;
+    }
+
+    /**
      * Carries a freshly entered ticket through, the same way for every servlet-level adapter: labels the
      * request, then parks it (it waits holding no thread), refuses it, or runs the application with the
      * permit held and releases the permit when the application is done. A ticket that cannot be parked is
@@ -70,22 +142,30 @@ public final class ServletTickets {
      * application runs (an attribute listener of the application, the adapter's mark) gives the permit or the
      * place in the queue back at once ({@link Ticket#decline()}) and is thrown on to the container. The
      * ticket's admission cookie is added only to a response the application makes: a refusal carries none.
+     * The request attributes {@link Attributes#LEVEL} and {@link Attributes#LEVELS} carry the ticket's content
+     * level; a request whose static content comes from its level's tree ({@code forward} not null) is forwarded
+     * there instead of running the rest of the chain, also when it resumes after waiting ({@link #passAgain}).
      *
      * @param waiting the adapter's waiting requests, answered when it stops
+     * @param forward where the request is served from at its content level ({@link #contentForward}), or null
      * @param mark stores the given object on the request (a request note, an attribute), so that the second
      *             pass of a resumed request (an ASYNC dispatch through the adapter again) goes straight to the
      *             application after {@link #passAgain}; called before the request is suspended or run. It may
      *             throw, see {@link #setAttribute}
      * @param app  runs the application
+     * @param forwarder serves the request from another path instead of the application
      * @param bytes tells the response's size when the request is done
      */
-    public static void serve(Waiting waiting, Ticket ticket, HttpServletRequest request, HttpServletResponse response,
-                             Consumer<Object> mark, Application app, LongSupplier bytes)
-            throws IOException, ServletException {
-        Marked marked = Marked.of(ticket.setCookieHeader());
+    public static void serve(Waiting waiting, Ticket ticket, String forward, HttpServletRequest request,
+                             HttpServletResponse response, Consumer<Object> mark, Application app, Forward forwarder,
+                             LongSupplier bytes) throws IOException, ServletException {
+        boolean parking = ticket.state() == Ticket.State.PARKED;
+        Marked marked = Marked.of(ticket.setCookieHeader(), parking ? forward : null);
         try {
             setAttribute(request, Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
-            if (ticket.state() == Ticket.State.PARKED) {
+            setAttribute(request, Attributes.LEVEL, ticket.level());
+            setAttribute(request, Attributes.LEVELS, ticket.levels());
+            if (parking) {
                 mark.accept(marked);
                 if (park(waiting, ticket, request, bytes)) {
                     return; // the container and the ticket's listener own the request now
@@ -97,6 +177,7 @@ public final class ServletTickets {
                 return;
             }
             mark.accept(marked);
+            marked.takeForward(); // granted while it was being parked: forwarded now, not on a later pass
             marked.addCookie(response);
         } catch (Throwable x) {
             // Until the application runs or the request waits, nobody else would release the ticket; a no-op
@@ -105,7 +186,11 @@ public final class ServletTickets {
             throw x;
         }
         try {
-            app.run();
+            if (forward != null) {
+                forwarder.to(forward);
+            } else {
+                app.run();
+            }
         } finally {
             releaseWhenDone(ticket, request, bytes);
         }
@@ -114,27 +199,43 @@ public final class ServletTickets {
     /**
      * Call on every later pass through the adapter of a request that carries the adapter's mark (the resumed
      * request, or one the application dispatched again), before the rest of the chain: adds the admission cookie
-     * of a request that waited for its permit, on the first such pass only.
+     * of a request that waited for its permit, on the first such pass only, and returns where to forward a
+     * resumed request whose static content comes from its level's tree (on that pass only; null: go on with the
+     * chain).
      *
      * @param mark what {@link #serve} gave the adapter's mark
+     * @return the percent-encoded path to forward to ({@link Forward}), or null
      */
-    public static void passAgain(Object mark, HttpServletResponse response) {
+    public static String passAgain(Object mark, HttpServletResponse response) {
         if (mark instanceof Marked m) {
             m.addCookie(response);
+            return m.takeForward();
         }
+        return null;
     }
 
-    /** What the adapter's mark holds: the admission cookie, until the application's response takes it. */
+    /**
+     * What the adapter's mark holds: the admission cookie, until the application's response takes it, and for a
+     * request that waits, where its resumed pass is forwarded to, until that pass takes it.
+     */
     private static final class Marked extends AtomicReference<String> {
-        /** The mark of the requests that carry no cookie (most of them): one shared, nothing to hand out. */
-        static final Marked NONE = new Marked(null);
+        /** The mark of the requests that carry no cookie and forward nowhere (most of them): one shared. */
+        static final Marked NONE = new Marked(null, null);
 
-        private Marked(String cookie) {
+        private final AtomicReference<String> forward;
+
+        private Marked(String cookie, String forward) {
             super(cookie);
+            this.forward = forward == null ? null : new AtomicReference<>(forward);
         }
 
-        static Marked of(String cookie) {
-            return cookie == null ? NONE : new Marked(cookie);
+        static Marked of(String cookie, String forward) {
+            return cookie == null && forward == null ? NONE : new Marked(cookie, forward);
+        }
+
+        /** Where to forward the resumed pass, once; null if nowhere. */
+        String takeForward() {
+            return forward == null ? null : forward.getAndSet(null);
         }
 
         /** Adds the admission cookie ({@code Set-Cookie}) of a newly admitted or renewed session, once. */

@@ -83,14 +83,24 @@ public class RequestPathBenchmark {
     @Param({"fixed", "auto"})
     public String capacity;
 
+    /**
+     * {@code full}: the session's class (two content levels) at its full level, where the level costs one read of
+     * the settings; {@code degraded}: the class at m = 1.5, where the session's id is hashed on every request.
+     */
+    @Param({"full", "degraded"})
+    public String level;
+
     @Setup
     public void setUp() {
         QosPolicy policy = QosPolicy.builder().maxExecuting(64).secret("bench-secret-0123456789abcdef")
-                .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic"))
+                .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic").withLevels(2))
                 .addRule(Rule.path("premium", "/premium/"))
                 .control(ControlPolicy.DEFAULTS.withCapacity("auto".equals(capacity) ? ControlPolicy.Capacity.AUTO
                         : ControlPolicy.Capacity.FIXED)).build();
         engine = QosEngine.create(policy);
+        if ("degraded".equals(level)) {
+            engine.update(s -> s.withClass(1, s.get(1).withLevel(1.5)));
+        }
         Ticket first = engine.enter(new FixedRequest(null));
         String setCookie = first.setCookieHeader();
         first.complete();

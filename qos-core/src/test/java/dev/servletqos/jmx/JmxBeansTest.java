@@ -41,6 +41,7 @@ class JmxBeansTest {
             class.basic.budget = 2
             class.basic.session-rate = 5
             class.basic.session-burst = 3
+            class.basic.levels = 2
             """;
 
     private final MBeanServer mbeans = MBeanServerFactory.newMBeanServer();
@@ -99,6 +100,7 @@ class JmxBeansTest {
         remote.setAttribute(basic, new Attribute("DelayTargetMillis", 750L));
         remote.setAttribute(basic, new Attribute("SessionRate", 2.5));
         remote.setAttribute(basic, new Attribute("SessionBurst", 4));
+        remote.setAttribute(basic, new Attribute("ContentLevel", 1.5));
         remote.setAttribute(engineBean, new Attribute("MaxExecuting", 10));
         remote.setAttribute(controller, new Attribute("Mode", "absolute"));
         remote.setAttribute(controller, new Attribute("PeriodMillis", 500L));
@@ -108,10 +110,12 @@ class JmxBeansTest {
         remote.setAttribute(controller, new Attribute("RelativeGain", 0.4));
         remote.setAttribute(controller, new Attribute("RelativeZero", 0.1));
         remote.setAttribute(controller, new Attribute("AntiWindup", false));
+        remote.setAttribute(controller, new Attribute("Degradation", "threshold"));
+        remote.setAttribute(controller, new Attribute("UtilizationTarget", 0.8));
 
         Settings s = engine.settings();
         assertEquals(Settings.Source.OPERATOR, s.source());
-        assertEquals(new Settings.ClassSettings("basic", 3, 1, 2.5, 4, Duration.ofMillis(750)), s.get(1));
+        assertEquals(new Settings.ClassSettings("basic", 3, 1, 2.5, 4, Duration.ofMillis(750), 2, 1.5), s.get(1));
         assertEquals(10, s.maxExecuting());
         ControlPolicy c = s.control();
         assertEquals(ControlPolicy.Mode.ABSOLUTE, c.mode());
@@ -120,8 +124,14 @@ class JmxBeansTest {
         assertEquals(new ControlPolicy.Gains(-2.0, 0.5), c.absolute());
         assertEquals(new ControlPolicy.Gains(0.4, 0.1), c.relative());
         assertFalse(c.antiWindup());
+        assertEquals(ControlPolicy.DegradationLaw.THRESHOLD, c.degradation().law());
+        assertEquals(0.8, c.degradation().target());
+        assertEquals("threshold", remote.getAttribute(controller, "Degradation"));
+        assertTrue(Double.isNaN((Double) remote.getAttribute(controller, "Utilization")), "no period run yet");
         assertEquals("absolute", remote.getAttribute(controller, "Mode"));
         assertEquals(3, remote.getAttribute(basic, "Budget"));
+        assertEquals(1.5, remote.getAttribute(basic, "ContentLevel"));
+        assertEquals(2, remote.getAttribute(basic, "ContentLevels"));
         assertEquals(3, engine.snapshot().get("basic").budget());
     }
 
@@ -138,6 +148,10 @@ class JmxBeansTest {
                         .getMessage());
         assertEquals("Budget = -1: must be 0..8 (MaxExecuting)",
                 assertThrows(IllegalArgumentException.class, () -> basic.setBudget(-1)).getMessage());
+        assertEquals("ContentLevel = 2.5: must be 0..2 (ContentLevels)",
+                assertThrows(IllegalArgumentException.class, () -> basic.setContentLevel(2.5)).getMessage());
+        assertEquals("ContentLevel = NaN: must be 0..2 (ContentLevels)",
+                assertThrows(IllegalArgumentException.class, () -> basic.setContentLevel(Double.NaN)).getMessage());
         // without a proxy, as jconsole or a jshell session gets it
         RuntimeMBeanException remoteRefusal = assertThrows(RuntimeMBeanException.class,
                 () -> remote.setAttribute(basic("/shop"), new Attribute("Budget", -1)));

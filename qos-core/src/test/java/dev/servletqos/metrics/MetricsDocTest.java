@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.QosEngine;
+import dev.servletqos.policy.BucketPolicy;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.VirtualServerPlan;
+import dev.servletqos.policy.VirtualServerPolicy;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -71,8 +74,12 @@ class MetricsDocTest {
         Map<String, Row> doc = rows(Files.readString(DOC, StandardCharsets.UTF_8));
         assertTrue(doc.size() > 10, "the tables were found: " + doc.keySet());
 
+        // every kind of meter: per class (one with content levels), per bucket, per virtual server
         QosPolicy policy = QosPolicy.builder().addClass(ClassPolicy.named("premium"))
-                .addClass(ClassPolicy.named("basic")).build();
+                .addClass(ClassPolicy.named("basic").withLevels(2))
+                .addBucket(BucketPolicy.onPaths("search", 2, 1, 1, "/search/*"))
+                .addVirtualServer(VirtualServerPolicy.of("shop", 1, 1000, "shop.example"))
+                .virtualServerPlan(new VirtualServerPlan(0.1, 0, 0.58)).build();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (QosMetrics metrics = new QosMetrics(QosEngine.create(policy))) {
             metrics.bindTo(registry);

@@ -30,7 +30,7 @@ class MicrometerSampleSourceTest {
         FakeClock clock = new FakeClock();
         QosPolicy policy = QosPolicy.builder().maxExecuting(3).secret("test-secret-0123456789abcdef")
                 .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic"))
-                .addRule(Rule.header("premium", "X-Tier", "premium")).build();
+                .addRule(Rule.header("premium", "X-Tier", "premium").asTrusted()).build();
         QosEngine engine = QosEngine.create(policy, clock);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new QosMetrics(engine, Tags.empty(), 0).bindTo(registry);

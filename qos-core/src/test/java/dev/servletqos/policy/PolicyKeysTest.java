@@ -49,15 +49,19 @@ class PolicyKeysTest {
 
     @Test
     void literalDefaultsAreWhatTheCodeApplies() {
-        QosPolicy defaults = parse(CLASSES);
+        // a rule key's default is checked on a rule that takes it
+        String rule = "rule.1.type = path\nrule.1.value = /x\nrule.1.class = basic\n";
         for (PolicyKeys.Section<?> section : PolicyKeys.SECTIONS) {
+            boolean rules = section == PolicyKeys.RULE;
+            String base = rules ? CLASSES + rule : CLASSES;
+            QosPolicy defaults = parse(base);
             for (Key<?, ?> key : section.keys()) {
                 String literal = key.byDefault().literal();
                 if (literal == null) {
                     continue;
                 }
-                String line = section.prefix("basic") + key.name() + " = " + literal;
-                assertEquals(defaults, parse(CLASSES + line + "\n"), line + " changes the policy");
+                String line = section.prefix(rules ? "1" : "basic") + key.name() + " = " + literal;
+                assertEquals(defaults, parse(base + line + "\n"), line + " changes the policy");
             }
         }
     }

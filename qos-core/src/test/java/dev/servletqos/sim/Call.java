@@ -5,8 +5,12 @@ final class Call {
 
     final Visit visit;
     final int step;
-    /** Seconds of work at full speed. */
-    final double work;
+    /** Seconds of work at full speed (at the content level the engine chose, once it chose). */
+    double work;
+    /** The content level the engine chose (0 if refused). */
+    int level;
+    /** Response bytes, by the content level. */
+    long bytes;
     /** Simulated nanoseconds since the start. */
     long entered;
     long started;

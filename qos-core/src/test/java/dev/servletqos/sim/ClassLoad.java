@@ -32,9 +32,16 @@ public final class ClassLoad {
     private final SessionProfile session;
     private final int retries;
     private final Duration retryDelay;
+    private final String host;
 
     private ClassLoad(String name, String header, Rate rate, int users, List<PopulationChange> changes,
                       Duration thinkBetweenSessions, SessionProfile session, int retries, Duration retryDelay) {
+        this(name, header, rate, users, changes, thinkBetweenSessions, session, retries, retryDelay, "localhost");
+    }
+
+    private ClassLoad(String name, String header, Rate rate, int users, List<PopulationChange> changes,
+                      Duration thinkBetweenSessions, SessionProfile session, int retries, Duration retryDelay,
+                      String host) {
         this.name = name;
         this.header = header;
         this.rate = rate;
@@ -44,6 +51,17 @@ public final class ClassLoad {
         this.session = session;
         this.retries = retries;
         this.retryDelay = retryDelay;
+        this.host = host;
+    }
+
+    /** The Host the requests are sent to (for virtual servers); default {@code localhost}. */
+    public ClassLoad host(String h) {
+        return new ClassLoad(name, header, rate, users, changes, thinkBetweenSessions, session, retries, retryDelay,
+                Objects.requireNonNull(h, "host"));
+    }
+
+    public String host() {
+        return host;
     }
 
     /**
@@ -75,19 +93,19 @@ public final class ClassLoad {
     /** The sessions this class's clients run; default one request of 100 ms mean service. */
     public ClassLoad session(SessionProfile s) {
         return new ClassLoad(name, header, rate, users, changes, thinkBetweenSessions, Objects.requireNonNull(s),
-                retries, retryDelay);
+                retries, retryDelay, host);
     }
 
     /** The value of {@link SimEngine#CLASS_HEADER} the requests carry; default the class name. */
     public ClassLoad header(String value) {
         return new ClassLoad(name, Objects.requireNonNull(value), rate, users, changes, thinkBetweenSessions,
-                session, retries, retryDelay);
+                session, retries, retryDelay, host);
     }
 
     /** Closed classes: the mean (exponential) time a user waits between two sessions; default 1 s. */
     public ClassLoad thinkBetweenSessions(Duration mean) {
         SessionProfile.nonNegative("thinkBetweenSessions", mean);
-        return new ClassLoad(name, header, rate, users, changes, mean, session, retries, retryDelay);
+        return new ClassLoad(name, header, rate, users, changes, mean, session, retries, retryDelay, host);
     }
 
     /**
@@ -107,7 +125,8 @@ public final class ClassLoad {
         }
         List<PopulationChange> c = new ArrayList<>(changes);
         c.add(new PopulationChange(at, users));
-        return new ClassLoad(name, header, rate, this.users, c, thinkBetweenSessions, session, retries, retryDelay);
+        return new ClassLoad(name, header, rate, this.users, c, thinkBetweenSessions, session, retries, retryDelay,
+                host);
     }
 
     /**
@@ -119,7 +138,8 @@ public final class ClassLoad {
             throw new IllegalArgumentException("retries must be 0 or more, was " + times);
         }
         SessionProfile.nonNegative("retry delay", meanDelay);
-        return new ClassLoad(name, header, rate, users, changes, thinkBetweenSessions, session, times, meanDelay);
+        return new ClassLoad(name, header, rate, users, changes, thinkBetweenSessions, session, times, meanDelay,
+                host);
     }
 
     public String name() {

@@ -34,6 +34,11 @@ final class Run implements SimEngine.Waits {
         this.loadEnd = workload.duration().toNanos();
     }
 
+    /** The simulated server (its CPU load is what the engine's control loop samples). */
+    Server server() {
+        return server;
+    }
+
     Recorder recorder() {
         return recorder;
     }
@@ -165,10 +170,18 @@ final class Run implements SimEngine.Waits {
         long now = loop.now();
         call.entered = now;
         recorder.arrival(c.index);
-        int decision = engine.enter(call, c.load.header(), v.cookie, c.profile.path(step),
+        int decision = engine.enter(call, c.load.header(), v.cookie, c.profile.path(step), c.load.host(),
                 loop.clock().nanoTime());
         if (call.setCookie != null) {
             v.cookie = call.setCookie;
+        }
+        if (decision != SimEngine.REJECTED && c.policyIndex >= 0) {
+            // the content level the engine chose: lighter content is less work and fewer bytes
+            double cost = workload.server().levelCost(call.level, engine.levels(c.policyIndex));
+            call.work *= cost;
+            call.bytes = Math.round(workload.server().responseBytes() * cost);
+        } else if (decision == SimEngine.REJECTED) {
+            server.refused();
         }
         switch (decision) {
             case SimEngine.RUNNING:

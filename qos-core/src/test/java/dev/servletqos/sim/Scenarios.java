@@ -29,7 +29,9 @@ final class Scenarios {
         return SimEngine.policy(Scheduling.STRICT_PRIORITY, 12,
                         ClassPolicy.named("premium").withMaxQueue(50).withMaxWait(s(5)),
                         ClassPolicy.named("basic").withMaxQueue(30).withMaxWait(s(2)).withSessionRate(5))
-                .sessionMaxAge(s(20))
+                // long enough that no pause within a visit (wait, service, think time) outlives the admission: an
+                // expired admission cookie is a new session, which the reconciliation would count as a second one
+                .sessionMaxAge(s(120))
                 .build();
     }
 

@@ -31,6 +31,8 @@ class SelfTuningTest {
             "rule.1.header = " + SimEngine.CLASS_HEADER,
             "rule.1.value = premium",
             "rule.1.class = premium",
+            "rule.1.trusted = true",
+            "admission.max-queued-per-address = 0",
             "tier-cookie.secret = " + SimEngine.SECRET,
             "session-table.max-entries = 1000000");
 

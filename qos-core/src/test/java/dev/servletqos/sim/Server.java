@@ -29,6 +29,12 @@ final class Server {
     private double slowdown = 1;
     private int workers;
     private EventLoop.Event next;
+    /** Core-seconds busy since the start (processor sharing: min(k, cores) cores while k requests are in service). */
+    private double busyCoreSeconds;
+    /** CPU seconds of refusals since the start. */
+    private double refusalSeconds;
+    private double readBusy;
+    private long readAt;
 
     Server(EventLoop loop, ServerModel model, Consumer<Call> done) {
         this.loop = loop;
@@ -51,6 +57,28 @@ final class Server {
                 plan();
             });
         }
+    }
+
+    /** A request was refused: its CPU cost ({@link ServerModel#refusalCpu()}) counts in the load. */
+    void refused() {
+        refusalSeconds += model.refusalCpu();
+    }
+
+    /**
+     * The CPU load since the previous call (the first: since the start): core-seconds busy plus the refusals'
+     * CPU, over the cores times the time; at most 1. NaN without processor sharing (no CPU model).
+     */
+    double cpuSinceLast() {
+        if (model.cores() == 0) {
+            return Double.NaN;
+        }
+        advance();
+        long now = loop.now();
+        double busy = busyCoreSeconds + refusalSeconds;
+        double load = now > readAt ? (busy - readBusy) / (model.cores() * (now - readAt) / 1e9) : Double.NaN;
+        readBusy = busy;
+        readAt = now;
+        return Math.min(1, load);
     }
 
     /** A request that holds a permit: into service now, or in line for a worker. */
@@ -112,6 +140,9 @@ final class Server {
         long now = loop.now();
         if (size > 0) {
             v += rate() * (now - last) / 1e9;
+            if (model.cores() > 0) {
+                busyCoreSeconds += Math.min(size, model.cores()) * (now - last) / 1e9;
+            }
         }
         last = now;
     }

@@ -21,6 +21,10 @@ import java.util.Objects;
  *       request down. Default off: each request progresses at full speed whatever the concurrency.</li>
  *   <li>{@link #slowdown(Duration, Duration, double)}: between two times the backend runs {@code factor}
  *       times slower (work progresses at {@code 1/factor}); overlapping slowdowns multiply.</li>
+ *   <li>Content levels: a request the engine serves below its class's full level does
+ *       {@link #degradedCost(double) 1/8} of the work per level down and sends as much of the
+ *       {@link #responseBytes(long) bytes}; with processor sharing the CPU load (cores busy over cores, plus
+ *       {@link #refusalCpu(Duration)} per refused request) is what the engine's control loop samples.</li>
  * </ul>
  */
 public final class ServerModel {
@@ -33,22 +37,38 @@ public final class ServerModel {
     public record WorkerChange(Duration at, int workers) {
     }
 
+    /** The default cost of each content level below full, relative to the level above: paper 000's 8:1. */
+    public static final double DEFAULT_DEGRADED_COST = 1.0 / 8;
+
     private static final ServerModel DEFAULTS = new ServerModel(0, 0, Distribution.exponential(), List.of(),
-            List.of());
+            List.of(), DEFAULT_DEGRADED_COST, 0, 0);
 
     private final int workers;
     private final int cores;
     private final Distribution service;
     private final List<Slowdown> slowdowns;
     private final List<WorkerChange> workerChanges;
+    private final double degradedCost;
+    private final long responseBytes;
+    private final double refusalCpu;
 
     private ServerModel(int workers, int cores, Distribution service, List<Slowdown> slowdowns,
-                        List<WorkerChange> workerChanges) {
+                        List<WorkerChange> workerChanges, double degradedCost, long responseBytes,
+                        double refusalCpu) {
         this.workers = workers;
         this.cores = cores;
         this.service = service;
         this.slowdowns = List.copyOf(slowdowns);
         this.workerChanges = List.copyOf(workerChanges);
+        this.degradedCost = degradedCost;
+        this.responseBytes = responseBytes;
+        this.refusalCpu = refusalCpu;
+    }
+
+    private ServerModel with(int workers, int cores, Distribution service, List<Slowdown> slowdowns,
+                             List<WorkerChange> workerChanges) {
+        return new ServerModel(workers, cores, service, slowdowns, workerChanges, degradedCost, responseBytes,
+                refusalCpu);
     }
 
     /** Unlimited workers, exponential service, no processor sharing, constant speed. */
@@ -61,7 +81,7 @@ public final class ServerModel {
         if (n < 0) {
             throw new IllegalArgumentException("workers must be 0 (unlimited) or more, was " + n);
         }
-        return new ServerModel(n, cores, service, slowdowns, workerChanges);
+        return with(n, cores, service, slowdowns, workerChanges);
     }
 
     /** Processor sharing on {@code cores} cores; 0 = off (default). */
@@ -69,12 +89,12 @@ public final class ServerModel {
         if (cores < 0) {
             throw new IllegalArgumentException("cores must be 0 (off) or more, was " + cores);
         }
-        return new ServerModel(workers, cores, service, slowdowns, workerChanges);
+        return with(workers, cores, service, slowdowns, workerChanges);
     }
 
     /** The distribution of service times around each step's mean; default exponential. */
     public ServerModel service(Distribution d) {
-        return new ServerModel(workers, cores, Objects.requireNonNull(d, "service distribution"), slowdowns,
+        return with(workers, cores, Objects.requireNonNull(d, "service distribution"), slowdowns,
                 workerChanges);
     }
 
@@ -91,7 +111,7 @@ public final class ServerModel {
         }
         List<Slowdown> s = new ArrayList<>(slowdowns);
         s.add(new Slowdown(from, to, factor));
-        return new ServerModel(workers, cores, service, s, workerChanges);
+        return with(workers, cores, service, s, workerChanges);
     }
 
     /**
@@ -108,7 +128,55 @@ public final class ServerModel {
         }
         List<WorkerChange> c = new ArrayList<>(workerChanges);
         c.add(new WorkerChange(at, n));
-        return new ServerModel(workers, cores, service, slowdowns, c);
+        return with(workers, cores, service, slowdowns, c);
+    }
+
+    /**
+     * The content model: a request served at content level {@code l} of its class's {@code M} does
+     * {@code cost^(M-l)} of the work (and sends as many of the bytes) of one at full content: with the default
+     * 1/8 and two levels, a degraded request costs an eighth of a full one, paper 000's ratio.
+     *
+     * @throws IllegalArgumentException unless {@code 0 < cost <= 1}
+     */
+    public ServerModel degradedCost(double cost) {
+        if (!(cost > 0 && cost <= 1)) {
+            throw new IllegalArgumentException("degradedCost must be in (0, 1], was " + cost);
+        }
+        return new ServerModel(workers, cores, service, slowdowns, workerChanges, cost, responseBytes, refusalCpu);
+    }
+
+    /** Response bytes of a request at full content (scaled by the level like its work); default 0: none told. */
+    public ServerModel responseBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("responseBytes must be 0 or more, was " + bytes);
+        }
+        return new ServerModel(workers, cores, service, slowdowns, workerChanges, degradedCost, bytes, refusalCpu);
+    }
+
+    /**
+     * CPU seconds a refused request costs (paper 000's rejection cost {@code c}): counted in the CPU load, not
+     * holding a core. Default 0.
+     */
+    public ServerModel refusalCpu(Duration cpu) {
+        return new ServerModel(workers, cores, service, slowdowns, workerChanges, degradedCost, responseBytes,
+                cpu.toNanos() / 1e9);
+    }
+
+    /** The share of a full request's work and bytes that one at {@code level} of {@code levels} costs. */
+    public double levelCost(int level, int levels) {
+        return level >= levels ? 1 : Math.pow(degradedCost, levels - Math.max(1, level));
+    }
+
+    public double degradedCost() {
+        return degradedCost;
+    }
+
+    public long responseBytes() {
+        return responseBytes;
+    }
+
+    public double refusalCpu() {
+        return refusalCpu;
     }
 
     public List<WorkerChange> workerChanges() {
@@ -146,6 +214,7 @@ public final class ServerModel {
     public String toString() {
         return "ServerModel{workers=" + (workers == 0 ? "unlimited" : workers) + ", cores="
                 + (cores == 0 ? "no sharing" : cores) + ", service=" + service + ", slowdowns=" + slowdowns
-                + ", workerChanges=" + workerChanges + "}";
+                + ", workerChanges=" + workerChanges + ", degradedCost=" + degradedCost + ", responseBytes="
+                + responseBytes + ", refusalCpu=" + refusalCpu + "}";
     }
 }

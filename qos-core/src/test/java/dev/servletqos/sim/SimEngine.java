@@ -2,6 +2,7 @@ package dev.servletqos.sim;
 
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.ClassStats;
+import dev.servletqos.control.EngineSampleSource;
 import dev.servletqos.Clock;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.Periodic;
@@ -52,17 +53,18 @@ public final class SimEngine {
     }
 
     /**
-     * A policy builder for simulations: the given classes (highest priority first), each with a header rule
-     * {@code X-Sim-Class: <name>}, a fixed secret, and a session table large enough for long runs. Add or
-     * change anything else on the returned builder.
+     * A policy builder for simulations: the given classes (highest priority first), each with a trusted header rule
+     * {@code X-Sim-Class: <name>} (the simulated proxy sets it), a fixed secret, a session table large enough for
+     * long runs, and no limit on requests waiting per address (every simulated client comes from 127.0.0.1). Add
+     * or change anything else on the returned builder.
      */
     public static QosPolicy.Builder policy(QosPolicy.Scheduling scheduling, int maxExecuting,
                                            ClassPolicy... classes) {
         QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(maxExecuting).secret(SECRET)
-                .sessionTableMaxEntries(1_000_000);
+                .sessionTableMaxEntries(1_000_000).maxQueuedPerAddress(0);
         for (ClassPolicy c : classes) {
             b.addClass(c);
-            b.addRule(Rule.header(c.name(), CLASS_HEADER, c.name()));
+            b.addRule(Rule.header(c.name(), CLASS_HEADER, c.name()).asTrusted());
         }
         return b;
     }
@@ -100,6 +102,11 @@ public final class SimEngine {
         engine.stop();
     }
 
+    /** The control loop's samples take the CPU load from {@code cpu} (the simulated server's). */
+    void useCpu(java.util.function.DoubleSupplier cpu) {
+        engine.useSampleSource(new EngineSampleSource(engine, cpu));
+    }
+
     /** The policy's index of a class, or -1. */
     int classIndex(String name) {
         return engine.policy().classIndex(name);
@@ -109,11 +116,12 @@ public final class SimEngine {
      * Presents one request; returns {@link #RUNNING}, {@link #PARKED} or {@link #REJECTED}. Sets the call's
      * ticket, the admission cookie the response would set (when there is one) and, when refused, why.
      */
-    int enter(Call call, String classHeader, String cookie, String path, long nowNanos) {
-        view.set(classHeader, cookie, path);
+    int enter(Call call, String classHeader, String cookie, String path, String host, long nowNanos) {
+        view.set(classHeader, cookie, path, host);
         Ticket t = engine.enter(view, nowNanos);
-        view.set(null, null, null);
+        view.set(null, null, null, null);
         call.ticket = t;
+        call.level = t.level();
         String set = t.setCookieHeader();
         if (set != null) {
             call.setCookie = cookieValue(set);
@@ -144,9 +152,18 @@ public final class SimEngine {
         });
     }
 
-    /** The request finished: releases its permit. */
+    /** The request finished: releases its permit, telling its response bytes when the model has any. */
     void complete(Call call) {
-        ((Ticket) call.ticket).complete();
+        if (call.bytes > 0) {
+            ((Ticket) call.ticket).complete(call.bytes);
+        } else {
+            ((Ticket) call.ticket).complete();
+        }
+    }
+
+    /** The content levels M of the policy class {@code index}. */
+    int levels(int index) {
+        return engine.policy().classes().get(index).content().levels();
     }
 
     /** Reads budget, queued and executing of the policy classes {@code index[i]} (NaN for -1). */
@@ -167,7 +184,7 @@ public final class SimEngine {
     private static EngineCounts counts(ClassStats s) {
         return new EngineCounts(s.entered(), s.completed(), s.rejected(), s.expired(), s.cancelled(), s.executing(),
                 s.queued(), s.grants(), s.waitNanos(), s.sessionsAdmitted(), s.sessionsRefusedQueued()
-                + s.sessionsRefusedRate(), s.reconciles());
+                + s.sessionsRefusedRate() + s.sessionsRefusedLevel(), s.reconciles());
     }
 
     private static Refusal refusal(Rejection r) {
@@ -179,8 +196,12 @@ public final class SimEngine {
                 return Refusal.SESSION_QUEUED;
             case SESSION_RATE:
                 return Refusal.SESSION_RATE;
+            case SESSION_LEVEL:
+                return Refusal.SESSION_LEVEL;
             case QUEUE_FULL:
                 return Refusal.QUEUE_FULL;
+            case BUCKET:
+                return Refusal.BUCKET;
             default:
                 return Refusal.OTHER;
         }
@@ -225,11 +246,13 @@ public final class SimEngine {
         private String classHeader;
         private String cookie;
         private String path;
+        private String host;
 
-        void set(String classHeader, String cookie, String path) {
+        void set(String classHeader, String cookie, String path, String host) {
             this.classHeader = classHeader;
             this.cookie = cookie;
             this.path = path;
+            this.host = host;
         }
 
         @Override
@@ -239,7 +262,7 @@ public final class SimEngine {
 
         @Override
         public String host() {
-            return "localhost";
+            return host;
         }
 
         @Override

@@ -86,6 +86,8 @@ public final class Simulation {
         SimEngine engine = new SimEngine(policy, clock);
         Run run = new Run(workload, loop, engine, seed);
         engine.start(loop);
+        // the control loop samples the simulated CPU (NaN without processor sharing), never the JVM's own
+        engine.useCpu(run.server()::cpuSinceLast);
         for (BiConsumer<SimEngine, Periodic> h : onStart) {
             h.accept(engine, loop);
         }

@@ -238,6 +238,7 @@ public abstract class JmxAdapterSuite {
             rule.2.header = X-Tier
             rule.2.value = silver
             rule.2.class = silver
+            rule.2.trusted = true
             """;
 
     @Test

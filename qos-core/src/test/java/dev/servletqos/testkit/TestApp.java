@@ -28,6 +28,14 @@ import java.util.concurrent.TimeUnit;
  *       threads ({@link #later}) with the body {@code async done}.</dd>
  *   <dt>{@value #ECHO} (POST)</dt>
  *   <dd>Reads the whole request body and answers it unchanged. Records nothing.</dd>
+ *   <dt>{@value #LEVEL} {@code ?ms=N} (GET)</dt>
+ *   <dd>Works N ms like {@value #WORK}, then answers {@code "level " + level + " of " + levels} from the request
+ *       attributes {@value #LEVEL_ATTRIBUTE} and {@value #LEVELS_ATTRIBUTE} the adapter set, read through the
+ *       adapter's public API ({@code ContentLevels}); for example {@code level 1 of 2}. Records nothing.</dd>
+ *   <dt>{@value #IMAGES} and {@value #DEGRADED} (GET, every path under them)</dt>
+ *   <dd>Static content: answers {@code "file " + path}, the decoded path within the application the request was served
+ *       from ({@code /img/pic.png}, or {@code /degraded/img/pic.png} when the adapter served it from the degraded
+ *       tree). Servlets are mapped to {@code /img/*} and {@code /degraded/*}. Records nothing.</dd>
  * </dl>
  * Every endpoint must support asynchronous processing (servlets: {@code asyncSupported = true}), so that an
  * adapter that is a filter can suspend requests in front of it.
@@ -45,6 +53,13 @@ public final class TestApp implements AutoCloseable {
     public static final String FAIL = "/fail";
     public static final String ASYNC = "/async";
     public static final String ECHO = "/echo";
+    public static final String LEVEL = "/level";
+    /** The full tree of the static content, and the tree of its lighter level ({@code content.1.prefix}). */
+    public static final String IMAGES = "/img";
+    public static final String DEGRADED = "/degraded";
+    /** The request attributes with the content level and the number of levels ({@code dev.servletqos.Attributes}). */
+    public static final String LEVEL_ATTRIBUTE = "dev.servletqos.level";
+    public static final String LEVELS_ATTRIBUTE = "dev.servletqos.levels";
     /** Names the request attribute whose setting throws (see the attribute trap above). */
     public static final String TRAP_HEADER = "X-Trap-Attribute";
     /** The request attribute with the service class (the value of {@code Responses.CLASS_ATTRIBUTE}). */

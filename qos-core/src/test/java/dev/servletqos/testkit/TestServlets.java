@@ -1,5 +1,6 @@
 package dev.servletqos.testkit;
 
+import dev.servletqos.servlet.ContentLevels;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletRequestAttributeEvent;
 import jakarta.servlet.ServletRequestAttributeListener;
@@ -28,6 +29,9 @@ public final class TestServlets {
         m.put(TestApp.FAIL, new Fail());
         m.put(TestApp.ASYNC, new Async(app));
         m.put(TestApp.ECHO, new Echo());
+        m.put(TestApp.LEVEL, new Level());
+        m.put(TestApp.IMAGES + "/*", new Files());
+        m.put(TestApp.DEGRADED + "/*", new Files());
         return m;
     }
 
@@ -104,6 +108,29 @@ public final class TestServlets {
                 }
                 async.complete();
             });
+        }
+    }
+
+    private static final class Level extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            TestApp.work(TestApp.millis(req.getParameter("ms")));
+            resp.setContentType("text/plain");
+            resp.getWriter().print("level " + ContentLevels.level(req) + " of " + ContentLevels.levels(req));
+        }
+    }
+
+    /** Static content: names the path it was served from (under a forward, the forward's path). */
+    private static final class Files extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.setContentType("text/plain;charset=utf-8");
+            String info = req.getPathInfo();
+            resp.getWriter().print("file " + req.getServletPath() + (info == null ? "" : info));
         }
     }
 

@@ -27,6 +27,7 @@ import javax.management.MBeanServer;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.jmx.MBeanContainer;
 import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Handler;
@@ -37,6 +38,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.util.Attributes;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.URIUtil;
 import org.eclipse.jetty.util.annotation.Name;
 import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -79,8 +81,11 @@ import org.slf4j.LoggerFactory;
  * wrapped handler. A resumed request the wrapped handler does not handle is answered 404 here (it was already
  * accepted), while one that ran at once is left to the server's default handler, as without this handler. The
  * service class is given to the application in the request attribute
- * {@value #CLASS_ATTRIBUTE}; the engine is published as the attribute {@link #ENGINE_ATTRIBUTE} of the
- * enclosing {@link ContextHandler}, or of the {@link Server} when the handler is outside every context.
+ * {@value #CLASS_ATTRIBUTE}, the content level in {@code dev.servletqos.level} ({@link ContentLevels}); static
+ * content of a level with its own tree ({@code content.*}) is handed to the wrapped handler as a
+ * {@link Request.Wrapper} whose URI has the tree's path; the engine is published as the attribute
+ * {@link #ENGINE_ATTRIBUTE} of the enclosing {@link ContextHandler}, or of the {@link Server} when the handler is
+ * outside every context.
  *
  * <p>Where to put it: inside a context ({@code contextHandler.insertHandler(..)}), paths in the policy's
  * rules are paths within that context; around the server's handler ({@code server.insertHandler(..)}), they
@@ -542,9 +547,14 @@ public class QosHandler extends Handler.Wrapper {
         if (e == null) {
             return next.handle(request, response, callback);
         }
-        Ticket ticket = e.enter(new JettyRequestView(request));
+        JettyRequestView view = new JettyRequestView(request);
+        Ticket ticket = e.enter(view);
+        Request served;
         try {
             request.setAttribute(CLASS_ATTRIBUTE, ticket.serviceClass());
+            request.setAttribute(dev.servletqos.Attributes.LEVEL, ticket.level());
+            request.setAttribute(dev.servletqos.Attributes.LEVELS, ticket.levels());
+            served = contentRequest(e, ticket, view, request);
         } catch (Throwable x) {
             // Jetty answers the exception; nobody else would give the permit or the place in the queue back.
             ticket.decline();
@@ -552,14 +562,38 @@ public class QosHandler extends Handler.Wrapper {
         }
         switch (ticket.state()) {
             case RUNNING:
-                return runNow(ticket, next, request, response, callback);
+                return runNow(ticket, next, request, served, response, callback);
             case PARKED:
-                park(e, ticket, next, request, response, callback);
+                park(e, ticket, next, request, served, response, callback);
                 return true;
             default:
                 Refusals.write(request, response, callback, ticket.rejection());
                 return true;
         }
+    }
+
+    /**
+     * The request to hand the wrapped handler: the request itself, or, for static content served from its content
+     * level's tree ({@link QosEngine#contentPath}), the request with that path in its URI (the client's URL, and
+     * the request the completion listeners are on, stay as they were).
+     */
+    static Request contentRequest(QosEngine e, Ticket ticket, JettyRequestView view, Request request) {
+        String path = e.contentPath(ticket, view);
+        if (path == null) {
+            return request;
+        }
+        // The canonical path is the context's path followed by the path in context, both still percent-encoded.
+        String canonical = request.getHttpURI().getCanonicalPath();
+        String inContext = Request.getPathInContext(request);
+        String context = canonical != null && inContext != null && canonical.endsWith(inContext)
+                ? canonical.substring(0, canonical.length() - inContext.length()) : "";
+        HttpURI uri = HttpURI.build(request.getHttpURI()).path(context + URIUtil.encodePath(path)).asImmutable();
+        return new Request.Wrapper(request) {
+            @Override
+            public HttpURI getHttpURI() {
+                return uri;
+            }
+        };
     }
 
     /** Adds the admission cookie of a new or renewed session to a response the wrapped handler makes. */
@@ -570,7 +604,7 @@ public class QosHandler extends Handler.Wrapper {
         }
     }
 
-    private static boolean runNow(Ticket ticket, Handler next, Request request, Response response,
+    private static boolean runNow(Ticket ticket, Handler next, Request request, Request served, Response response,
                                   Callback callback) throws Exception {
         // Completion comes once the response is sent, whether the handler finished on this thread, on
         // another one later, or threw (Jetty then writes the error and completes the stream).
@@ -582,7 +616,7 @@ public class QosHandler extends Handler.Wrapper {
             ticket.decline();
             throw x;
         }
-        boolean handled = next.handle(request, response, callback);
+        boolean handled = next.handle(served, response, callback);
         if (!handled) {
             // Another handler (or the server's 404) answers it: that needs no permit, and it was not served.
             ticket.decline();
@@ -590,9 +624,9 @@ public class QosHandler extends Handler.Wrapper {
         return handled;
     }
 
-    private void park(QosEngine e, Ticket ticket, Handler next, Request request, Response response,
+    private void park(QosEngine e, Ticket ticket, Handler next, Request request, Request served, Response response,
                       Callback callback) {
-        Parked p = new Parked(e, ticket, next, request, response, callback);
+        Parked p = new Parked(e, ticket, next, request, served, response, callback);
         parked.add(p);
         try {
             Request.addCompletionListener(request, failure -> {
@@ -621,15 +655,18 @@ public class QosHandler extends Handler.Wrapper {
         private final Ticket ticket;
         private final Handler next;
         private final Request request;
+        /** The request the wrapped handler gets: {@link #request}, or its content level's path. */
+        private final Request served;
         private final Response response;
         private final Callback callback;
 
-        Parked(QosEngine entered, Ticket ticket, Handler next, Request request, Response response,
+        Parked(QosEngine entered, Ticket ticket, Handler next, Request request, Request served, Response response,
                Callback callback) {
             this.entered = entered;
             this.ticket = ticket;
             this.next = next;
             this.request = request;
+            this.served = served;
             this.response = response;
             this.callback = callback;
         }
@@ -676,7 +713,7 @@ public class QosHandler extends Handler.Wrapper {
             }
             try {
                 addCookie(ticket, response);
-                if (!next.handle(request, response, callback)) {
+                if (!next.handle(served, response, callback)) {
                     ticket.decline();
                     Response.writeError(request, response, callback, HttpStatus.NOT_FOUND_404);
                 }

@@ -34,6 +34,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.URIUtil;
 import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
@@ -252,7 +253,14 @@ final class EmbeddedJetty implements QosServer {
             Object cls = request.getAttribute(TestApp.CLASS_ATTRIBUTE);
             Fields.Field ms = Request.extractQueryParameters(request).get("ms");
             long millis = TestApp.millis(ms == null ? null : ms.getValue());
-            switch (Request.getPathInContext(request)) {
+            String path = Request.getPathInContext(request);
+            if (path.startsWith(TestApp.IMAGES + "/") || path.startsWith(TestApp.DEGRADED + "/")) {
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
+                // the file a resource handler would look up: the path decoded (Jetty keeps some escapes in it)
+                Content.Sink.write(response, true, "file " + URIUtil.decodePath(path), callback);
+                return true;
+            }
+            switch (path) {
                 case TestApp.WORK:
                     testApp.recordStart(cls);
                     TestApp.work(millis);
@@ -267,6 +275,12 @@ final class EmbeddedJetty implements QosServer {
                         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
                         Content.Sink.write(response, true, "async done", callback);
                     });
+                    return true;
+                case TestApp.LEVEL:
+                    TestApp.work(millis);
+                    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
+                    Content.Sink.write(response, true, "level " + ContentLevels.level(request) + " of "
+                            + ContentLevels.levels(request), callback);
                     return true;
                 case TestApp.ECHO:
                     String body = Content.Source.asString(request, StandardCharsets.UTF_8);

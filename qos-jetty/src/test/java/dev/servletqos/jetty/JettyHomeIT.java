@@ -72,6 +72,7 @@ class JettyHomeIT {
             rule.2.header = X-Tier
             rule.2.value = premium
             rule.2.class = premium
+            rule.2.trusted = true
             """;
 
     private static final String APP_MODULE = """

@@ -3,6 +3,7 @@ package dev.servletqos.jetty;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
@@ -39,6 +40,7 @@ class QosHandlerConfigurationTest {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             """;
 
     @TempDir
@@ -103,6 +105,44 @@ class QosHandlerConfigurationTest {
     }
 
     @Test
+    void jettyXmlPutsTheStatusPageInFrontOfTheHandler() throws Exception {
+        XmlConfiguration xml = xml("""
+                <Configure id="Server" class="org.eclipse.jetty.server.Server">
+                  <Call name="insertHandler">
+                    <Arg>
+                      <New class="dev.servletqos.jetty.QosHandler">
+                        <Set name="policy"><Property name="test.dir"/>/qos.properties</Set>
+                      </New>
+                    </Arg>
+                  </Call>
+                  <Call name="insertHandler">
+                    <Arg>
+                      <New id="Status" class="dev.servletqos.jetty.QosStatusHandler">
+                        <Set name="path">/ops/qos</Set>
+                        <Set name="allow">127.0.0.1, ::1</Set>
+                      </New>
+                    </Arg>
+                  </Call>
+                </Configure>
+                """);
+        EmbeddedJetty jetty = new EmbeddedJetty(24);
+        try {
+            xml.configure(jetty.server);
+            jetty.startServer();
+            QosStatusHandler status = (QosStatusHandler) xml.getIdMap().get("Status");
+            assertEquals("127.0.0.1, ::1", status.getAllow());
+            String json = body(jetty, "/ops/qos?format=json", null);
+            assertTrue(json.startsWith("{\"schema\":\"servlet-qos-status/1\""), json);
+            assertTrue(json.contains("\"maxExecuting\":8,"), "the engine the QosHandler published: " + json);
+            assertEquals("ok basic", body(jetty, "/work", null), "other paths pass through to QoS and the app");
+            jetty.awaitIdle();
+            assertEquals(1, jetty.snapshot().get("basic").completed(), "the page itself is not seen by QoS");
+        } finally {
+            jetty.close();
+        }
+    }
+
+    @Test
     void jettyXmlBuildsTheHandlerWithNamedConstructorArguments() throws Exception {
         XmlConfiguration xml = xml("""
                 <Configure id="Server" class="org.eclipse.jetty.server.Server">
@@ -133,7 +173,7 @@ class QosHandlerConfigurationTest {
                 .addClass(ClassPolicy.named("gold").withBudget(2))
                 .addClass(ClassPolicy.named("rest").withBudget(2))
                 .maxExecuting(4)
-                .addRule(Rule.header("gold", "X-Tier", "gold"))
+                .addRule(Rule.header("gold", "X-Tier", "gold").asTrusted())
                 .build();
         EmbeddedJetty jetty = new EmbeddedJetty(new QosHandler(policy), 24);
         try {

@@ -61,6 +61,7 @@ class QosHandlerTest {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             """;
     private static final int MAX_THREADS = 10;
 

@@ -373,8 +373,12 @@ public class QosValve extends ValveBase {
         if (marked != null) {
             // A resumed request (our own dispatch) or one the application dispatched again: it already
             // holds its permit.
-            ServletTickets.passAgain(marked, response);
-            getNext().invoke(request, response);
+            String forward = ServletTickets.passAgain(marked, response);
+            if (forward != null) {
+                forward(request, response, forward);
+            } else {
+                getNext().invoke(request, response);
+            }
             return;
         }
         QosEngine e = engine;
@@ -382,9 +386,21 @@ public class QosValve extends ValveBase {
             getNext().invoke(request, response);
             return;
         }
-        Ticket ticket = e.enter(new ServletRequestView(request));
-        ServletTickets.serve(waiting, ticket, request, response, m -> request.setNote(TICKET_NOTE, m),
-                () -> getNext().invoke(request, response), response::getContentWritten);
+        ServletRequestView view = new ServletRequestView(request);
+        Ticket ticket = e.enter(view);
+        ServletTickets.serve(waiting, ticket, ServletTickets.contentForward(e, ticket, view), request, response,
+                m -> request.setNote(TICKET_NOTE, m), () -> getNext().invoke(request, response),
+                path -> forward(request, response, path), response::getContentWritten);
+    }
+
+    /**
+     * Serves the request from its content level's tree: a forward within the Context, as Tomcat's error pages are
+     * (the path is mapped again, the filters mapped for FORWARD run, the client's URL stays).
+     */
+    private static void forward(Request request, Response response, String path) throws IOException,
+            ServletException {
+        ServletTickets.forward(request.getContext().getServletContext(), request.getRequest(), response.getResponse(),
+                path);
     }
 
     /** The engine's state, for tests and management. */

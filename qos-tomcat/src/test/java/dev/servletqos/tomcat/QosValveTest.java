@@ -69,9 +69,11 @@ class QosValveTest {
                 rule.2.type = path
                 rule.2.value = /as*nc
                 rule.2.class = silver
+                rule.2.trusted = true
                 rule.3.type = host
                 rule.3.value = *.example.com
                 rule.3.class = premium
+                rule.3.trusted = true
                 rule.4.type = ip
                 rule.4.value = 10.0.0.0/8, ::1
                 rule.4.class = premium

@@ -57,6 +57,7 @@ class StandaloneTomcatIT {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             """;
     private static final String VALVE =
             "<Valve className=\"dev.servletqos.tomcat.QosValve\" policy=\"conf/qos.properties\" maxExecuting=\"2\"/>";

@@ -49,6 +49,7 @@ class StandaloneTomcatJmxIT {
             rule.1.header = X-Tier
             rule.1.value = premium
             rule.1.class = premium
+            rule.1.trusted = true
             """;
 
     private static final String VALVE =
@@ -149,7 +150,7 @@ class StandaloneTomcatJmxIT {
         // a good one is in force at once: a new class with its rule and its bean, basic back at the file's budget
         Files.writeString(file, POLICY.replace("classes = premium, basic", "classes = premium, silver, basic")
                 + "class.silver.budget = 1\nrule.2.type = header\nrule.2.header = X-Tier\nrule.2.value = silver\n"
-                + "rule.2.class = silver\n");
+                + "rule.2.class = silver\nrule.2.trusted = true\n");
         Object done = jmx.invoke(ENGINE, "reloadPolicy", null, null);
         assertTrue(String.valueOf(done).contains("[premium, silver, basic]"), String.valueOf(done));
         assertArrayEquals(new String[] {"premium", "silver", "basic"},

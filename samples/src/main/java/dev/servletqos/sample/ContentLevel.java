@@ -1,20 +1,20 @@
 package dev.servletqos.sample;
 
+import dev.servletqos.servlet.ContentLevels;
 import jakarta.servlet.ServletRequest;
 
 /**
- * Which content tree a request is served from: the contract between a degradation mechanism (an adapter or
- * controller that sets the request attribute) and the shop (which reads it).
- *
- * <p>The attribute {@value #ATTRIBUTE} holds an {@link Integer} content level, as in paper 000: levels
- * {@code 1..}{@value #FULL} are content trees from lowest to full quality (level 0 would mean "reject", which
- * an adapter does itself before the application runs). The shop has two trees:
+ * Which content tree a request is served from, as the engine decided: the servlet-qos adapter in front of the
+ * shop sets the request attributes {@value #ATTRIBUTE} (the request's content level, paper 000) and
+ * {@code dev.servletqos.levels} (its class's number of levels), read here through
+ * {@link ContentLevels}. The shop's policy gives each class {@code levels = 2}, one per tree:
  * <ul>
- *   <li>{@value #FULL} and above, or the attribute absent: the full tree (product page with recommendations
- *       and two large images);</li>
- *   <li>{@value #DEGRADED} or below: the degraded tree (the product summary from cache, one small image from
- *       {@code img/degraded/}).</li>
+ *   <li>full content (level {@value #FULL} of 2), or no attributes (no servlet-qos in front): the full tree
+ *       (product page with recommendations and two large images);</li>
+ *   <li>below full content (level {@value #DEGRADED} of 2): the degraded tree (the product summary from cache, one
+ *       small image from {@code img/degraded/}).</li>
  * </ul>
+ * Level 0 ("refuse") never reaches the shop: the engine refuses such a new session before the application runs.
  * A value that is not a {@link Number} is ignored (full content): a bad attribute never breaks a page.
  */
 public final class ContentLevel {
@@ -29,13 +29,9 @@ public final class ContentLevel {
     private ContentLevel() {
     }
 
-    /** The level to serve this request at: {@link #DEGRADED} or {@link #FULL}. */
+    /** The level to serve this request at: {@link #DEGRADED} below its class's full content, else {@link #FULL}. */
     public static int of(ServletRequest request) {
-        Object v = request.getAttribute(ATTRIBUTE);
-        if (v instanceof Number n) {
-            return n.intValue() <= DEGRADED ? DEGRADED : FULL;
-        }
-        return FULL;
+        return ContentLevels.degraded(request) ? DEGRADED : FULL;
     }
 
     /** Whether this request gets the degraded tree. */

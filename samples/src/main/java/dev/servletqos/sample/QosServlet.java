@@ -22,9 +22,9 @@ import java.util.Locale;
 final class QosServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
-    /** Said wherever the content level is shown: nothing drives it yet. */
-    static final String NO_CONTROLLER = "not yet driven by a controller: every page is served at full content"
-            + " level";
+    /** Said wherever the content level is shown: the engine applies it, but no controller lowers it yet. */
+    static final String NO_CONTROLLER = "not yet driven by a controller: the engine serves each request at its"
+            + " class's contentLevel, full unless an operator lowers it";
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -71,7 +71,8 @@ final class QosServlet extends HttpServlet {
                     .field("sessionsRefusedRate", c.sessionsRefusedRate())
                     .field("sessionRate", c.sessionRate())
                     .field("sessionBurst", c.sessionBurst())
-                    .field("contentLevel", ContentLevel.FULL)
+                    .field("contentLevel", c.level())
+                    .field("contentLevels", c.levels())
                     .endObject();
         }
         j.endArray();

@@ -3,6 +3,7 @@ package dev.servletqos.sample;
 import dev.servletqos.QosEngine;
 import dev.servletqos.TierCookies;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.servlet.QosStatusServlet;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletRegistration;
 import jakarta.servlet.http.HttpServlet;
@@ -16,6 +17,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Pages: {@code /login?tier=premium|basic}, {@code /browse}, {@code /item?id=N}, {@code /img/NAME},
  * {@code POST /checkout}, {@code /metrics} (Prometheus), {@code /qos} (JSON snapshot of the engine),
+ * {@code /qos/status} (the QoS status page, this machine only, mapped by {@link #registerStatusPage} or the
+ * Jetty runner),
  * {@code /admin/backend} (the back-end speed knob, {@link Backend}; this machine only) and {@code /} (an
  * index). Their costs are in the shop's workload description ({@link dev.servletqos.workload.ShopWorkload}),
  * spent by {@link Costs} at the {@link Backend}'s speed.
@@ -27,6 +30,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class Shop {
 
+    /** Where the shop maps the QoS status page (the servlet on Tomcat, the handler on Jetty). */
+    public static final String STATUS_PATH = "/qos/status";
     /** Where the adapters publish their engine. */
     public static final String ENGINE_ATTRIBUTE = QosEngine.class.getName();
     /** The tier cookie codec used when no engine is present. */
@@ -66,6 +71,15 @@ public final class Shop {
         add(context, "metrics", new MetricsServlet(), "/metrics");
         add(context, "qos", new QosServlet(), "/qos");
         add(context, "admin-backend", new BackendServlet(), "/admin/backend");
+    }
+
+    /**
+     * Maps the QoS status page ({@link QosStatusServlet}, this machine only) at {@value #STATUS_PATH}: the
+     * Tomcat runner and the WAR call it; the Jetty runner puts {@code QosStatusHandler} in front of the
+     * context instead.
+     */
+    public static void registerStatusPage(ServletContext context) {
+        add(context, "qos-status", new QosStatusServlet(), STATUS_PATH);
     }
 
     private static void add(ServletContext context, String name, HttpServlet servlet, String mapping) {

@@ -29,6 +29,7 @@ public final class ShopListener implements ServletContextListener {
             throw new IllegalArgumentException("shop.scale = " + scale + ": " + e.getMessage(), e);
         }
         Shop.register(context, costs, Shop.tierCookies(policy));
+        Shop.registerStatusPage(context);
     }
 
     private static String setting(ServletContext context, String name) {

@@ -97,6 +97,8 @@ final class ShopServlets {
                             + "<li><a href=\"" + c + "/login?tier=basic\">log in as a basic customer</a></li>"
                             + "<li><a href=\"" + c + "/browse\">browse</a></li>"
                             + "<li><a href=\"" + c + "/qos\">/qos</a> (engine state, JSON)</li>"
+                            + "<li><a href=\"" + c + "/qos/status\">/qos/status</a> (QoS status page, from this"
+                            + " machine)</li>"
                             + "<li><a href=\"" + c + "/metrics\">/metrics</a> (Prometheus)</li></ul>");
         }
     }
@@ -170,8 +172,8 @@ final class ShopServlets {
 
     /**
      * {@code GET /item?id=N}: a product page. Full: the product, stock and recommendations (80 ms of back end)
-     * and two full images. Degraded ({@link ContentLevel}): the cached summary (30 ms) and one degraded image.
-     * Puts the product in the session's cart.
+     * and two full images. Degraded ({@link ContentLevel}): the cached summary (10 ms, an eighth) and one
+     * degraded image. Puts the product in the session's cart.
      */
     static final class Item extends Page {
         private static final long serialVersionUID = 1L;

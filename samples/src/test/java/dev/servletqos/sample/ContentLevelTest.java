@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.servletqos.Attributes;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.http.HttpServletRequest;
@@ -29,10 +30,12 @@ class ContentLevelTest {
     @TempDir
     Path dir;
 
+    /** A request as the adapter labels it: the level, and the two levels of the shop's classes. */
     private static ServletRequest requestWith(Object level) {
         Map<String, Object> attributes = new HashMap<>();
         if (level != null) {
             attributes.put(ContentLevel.ATTRIBUTE, level);
+            attributes.put(Attributes.LEVELS, 2);
         }
         return (ServletRequest) Proxy.newProxyInstance(ContentLevelTest.class.getClassLoader(),
                 new Class<?>[] {ServletRequest.class}, (proxy, method, args) -> {
@@ -47,9 +50,9 @@ class ContentLevelTest {
     void theAttributeSelectsTheTreeAndAnythingElseMeansFull() {
         assertEquals(ContentLevel.FULL, ContentLevel.of(requestWith(null)), "absent: full");
         assertEquals(ContentLevel.DEGRADED, ContentLevel.of(requestWith(1)));
-        assertEquals(ContentLevel.DEGRADED, ContentLevel.of(requestWith(0)), "at or below 1: degraded");
+        assertEquals(ContentLevel.DEGRADED, ContentLevel.of(requestWith(0)), "below 1 (never set): degraded");
         assertEquals(ContentLevel.FULL, ContentLevel.of(requestWith(2)));
-        assertEquals(ContentLevel.FULL, ContentLevel.of(requestWith(7)), "above the highest tree: full");
+        assertEquals(ContentLevel.FULL, ContentLevel.of(requestWith(7)), "above the class's levels: full");
         assertEquals(ContentLevel.DEGRADED, ContentLevel.of(requestWith(1L)), "any Number");
         assertEquals(ContentLevel.FULL, ContentLevel.of(requestWith("1")), "not a Number: ignored");
         assertTrue(ContentLevel.degraded(requestWith(1)));
@@ -70,11 +73,12 @@ class ContentLevelTest {
             Context ctx = tomcat.addContext("", null);
             ctx.addServletContainerInitializer((classes, sc) -> {
                 Shop.register(sc, Costs.scaled(0.05), Shop.tierCookies(SamplePolicy.load(null)));
-                // stands in for the degradation controller: the level comes from a test header
+                // stands in for the adapter: the level comes from a test header (ShopOnEngineLevelsTest has the engine)
                 Filter level = (request, response, chain) -> {
                     String h = ((HttpServletRequest) request).getHeader("X-Test-Level");
                     if (h != null) {
                         request.setAttribute(ContentLevel.ATTRIBUTE, Integer.valueOf(h));
+                        request.setAttribute(Attributes.LEVELS, 2);
                     }
                     chain.doFilter(request, response);
                 };

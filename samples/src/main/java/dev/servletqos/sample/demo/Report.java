@@ -203,22 +203,48 @@ final class Report {
             b.append(chart("requests", n, bud, List.of(), false, profile));
         }
 
-        b.append("<h2>Degradation level</h2>\n<p><small>Content level served (2 = full, 1 = degraded), from the"
-                + " X-Content-Level header of the responses: the mean level per second. Not yet driven by a"
-                + " controller.</small></p>\n");
+        b.append("<h2>Degradation: content level and degraded sessions over time</h2>\n<p><small>Solid: the"
+                + " content level m each class was at in the engine at the end of each second (2 = full, 1 ="
+                + " degraded, between 1 and 2 a fraction m - 1 of the class's sessions at full content, below 1 a"
+                + " share of its new sessions refused), set by the degradation law (control.degradation). Dotted:"
+                + " the mean level the clients were served, from the X-Content-Level header of their 2xx"
+                + " responses. QoS off serves everything full.</small></p>\n");
         List<Series> lvl = new ArrayList<>();
+        int rank = 0;
+        for (RunResult r : runs) {
+            String[] dashes = {null, "2 3", "8 3 2 3", "1 4"};
+            for (int t = 0; t < Recorder.TYPES.size(); t++) {
+                int tt = t;
+                String color = t == 0 ? PREMIUM : BASIC;
+                if (r.qos()) {
+                    lvl.add(new Series(Recorder.TYPES.get(t) + " m, " + r.label(), color, values(n, r, s -> {
+                        ClassStats c = stats(r, s, tt);
+                        return c == null ? Double.NaN : c.level();
+                    }), dashes[rank % dashes.length], 2.2));
+                }
+                lvl.add(new Series(Recorder.TYPES.get(t) + " served, " + r.label(), color, values(n, r, s -> {
+                    long ok = r.recorder().get(Counter.REQ_OK, tt, s);
+                    long deg = r.recorder().get(Counter.REQ_DEGRADED, tt, s);
+                    return ok == 0 ? Double.NaN : 2 - (double) deg / ok;
+                }), "1 3", 1.2));
+            }
+            rank++;
+        }
+        b.append(chart("level", n, lvl, List.of(), false, profile, 2.5));
+        b.append("<p><small>The share of each class's 2xx responses served from the degraded tree, per second"
+                + " (the degraded fraction of the traffic; a degraded session's product pages and images).</small></p>\n");
+        List<Series> frac = new ArrayList<>();
         for (RunResult r : runs) {
             for (int t = 0; t < Recorder.TYPES.size(); t++) {
                 int tt = t;
-                lvl.add(new Series(Recorder.TYPES.get(t) + " " + r.label(), t == 0 ? PREMIUM : BASIC,
+                frac.add(new Series(Recorder.TYPES.get(t) + " " + r.label(), t == 0 ? PREMIUM : BASIC,
                         values(n, r, s -> {
                             long ok = r.recorder().get(Counter.REQ_OK, tt, s);
-                            long deg = r.recorder().get(Counter.REQ_DEGRADED, tt, s);
-                            return ok == 0 ? Double.NaN : 2 - (double) deg / ok;
+                            return ok == 0 ? Double.NaN : 100.0 * r.recorder().get(Counter.REQ_DEGRADED, tt, s) / ok;
                         }), !r.qos()));
             }
         }
-        b.append(chart("level", n, lvl, List.of(), false, profile, 2.5));
+        b.append(chart("% degraded", n, frac, List.of(), false, profile, 105));
 
         for (RunResult r : runs) {
             b.append("<h2>By phase, QoS ").append(esc(r.label())).append("</h2>\n<p><small>")

@@ -2,10 +2,12 @@ package dev.servletqos.sample.run;
 
 import dev.servletqos.QosEngine;
 import dev.servletqos.jetty.QosHandler;
+import dev.servletqos.jetty.QosStatusHandler;
 import dev.servletqos.sample.Backend;
 import dev.servletqos.sample.Shop;
 import java.io.IOException;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -15,7 +17,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * servlet context (in front of its session and servlet handlers; it publishes its engine on the context). The
  * thread pool has max-executing threads for requests (plus {@value ShopConfig#QOS_THREAD_HEADROOM} headroom
  * with QoS on, as on Tomcat) and two more for the connector's acceptor and selector; QoS off: no handler and
- * exactly max-executing threads for requests.
+ * exactly max-executing threads for requests. The QoS status page is {@link QosStatusHandler} at
+ * {@value Shop#STATUS_PATH}, in front of the context (QoS never queues it).
  */
 public final class JettyShop implements ShopServer {
 
@@ -49,7 +52,11 @@ public final class JettyShop implements ShopServer {
         } else {
             qos = null;
         }
-        server.setHandler(context);
+        // the status page in front of the context, so that QoS never queues or refuses it
+        QosHandler running = qos;
+        QosStatusHandler status = new QosStatusHandler(() -> running == null ? null : running.getEngine());
+        status.setPath(Shop.STATUS_PATH);
+        server.setHandler(new Handler.Sequence(status, context));
         try {
             server.start();
         } catch (Exception e) {

@@ -22,7 +22,8 @@ import org.apache.catalina.startup.Tomcat;
  * The shop on embedded Tomcat, on 127.0.0.1. QoS on: {@link QosValve} on the context's pipeline and
  * {@code maxThreads} = max-executing + {@value ShopConfig#QOS_THREAD_HEADROOM}. QoS off: no valve and
  * {@code maxThreads} = max-executing, {@code acceptCount} 100 (Tomcat's default), the stock setup the
- * comparison is fair against. Sessions use Tomcat's standard manager ({@code JSESSIONID}).
+ * comparison is fair against. Sessions use Tomcat's standard manager ({@code JSESSIONID}). The QoS status
+ * page is the servlet at {@value Shop#STATUS_PATH}, behind the valve (a request like any other).
  */
 public final class TomcatShop implements ShopServer {
 
@@ -57,7 +58,10 @@ public final class TomcatShop implements ShopServer {
             sc.setClearReferencesRmiTargets(false);
         }
         var tierCookies = Shop.tierCookies(config.policy());
-        context.addServletContainerInitializer((classes, sc) -> Shop.register(sc, config.costs(), tierCookies), null);
+        context.addServletContainerInitializer((classes, sc) -> {
+            Shop.register(sc, config.costs(), tierCookies);
+            Shop.registerStatusPage(sc);
+        }, null);
         if (config.qos()) {
             valve = new QosValve();
             Path file = config.policyFile();

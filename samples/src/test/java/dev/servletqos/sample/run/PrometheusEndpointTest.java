@@ -84,10 +84,15 @@ class PrometheusEndpointTest {
                 e.value("qos_queued_requests", tag);
                 e.value("qos_wait_seconds_count", tag);
                 e.value("qos_session_rate_sessions", tag);
-                for (String reason : new String[] {"session-queued", "session-rate", "queue-full"}) {
+                for (String reason : new String[] {"session-queued", "session-rate", "session-level", "queue-full"}) {
                     e.value("qos_rejections_total", Map.of("qos_class", cls, "reason", reason));
                 }
+                assertEquals(2, e.value("qos_content_level", tag), cls + " at full content");
+                assertEquals(2, e.value("qos_content_levels", tag), cls + "'s levels, as the shop's policy gives");
+                e.value("qos_content_served_requests_total", Map.of("qos_class", cls, "level", "1"));
             }
+            assertTrue(e.value("qos_content_served_requests_total", Map.of("qos_class", "basic", "level", "2")) >= 3,
+                    "login, browse, item served at full content");
             double max = e.value("qos_max_executing_requests", Map.of());
             assertTrue(max >= 1 && max <= e.value("qos_max_executing_ceiling_requests", Map.of()),
                     "max executing " + max + " within its ceiling");

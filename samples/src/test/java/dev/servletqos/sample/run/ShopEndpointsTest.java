@@ -7,12 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.ClassStats;
+import dev.servletqos.QosEngine;
+import dev.servletqos.Settings;
 import dev.servletqos.sample.Costs;
 import dev.servletqos.sample.SamplePolicy;
 import dev.servletqos.sample.ShopClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -95,6 +99,59 @@ class ShopEndpointsTest {
                     metrics.body());
             assertEquals(6, server.pagesServed(), "pages the shop served (/qos and /metrics are not shop pages)");
         }
+    }
+
+    /**
+     * The shop's degraded pages and images follow the level the engine sets: lowering basic's content level
+     * through the engine's settings seam (as a controller would) serves basic's product page and its images from the
+     * degraded tree, while premium, whose level stays, gets full content.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"tomcat", "jetty"})
+    void theShopServesTheDegradedTreeAtTheLevelTheEngineSets(String container) throws Exception {
+        try (ShopServer server = Containers.start(container, config(true))) {
+            ShopClient basic = new ShopClient(server.port());
+            assertEquals(200, basic.get("/login?tier=basic").statusCode());
+            HttpResponse<String> full = basic.get("/item?id=21");
+            assertEquals("full", full.headers().firstValue("X-Content-Level").orElse(null));
+            assertEquals(Costs.ITEM_IMAGES, imageSizes(basic, full.body()).size());
+
+            QosEngine engine = server.engine();
+            int i = engine.policy().classIndex("basic");
+            assertEquals(2, engine.settings().get(i).levels(), "the shop's policy gives basic two levels");
+            engine.apply(engine.settings().withClass(i, engine.settings().get(i).withLevel(1)),
+                    Settings.Source.CONTROLLER);
+
+            HttpResponse<String> degraded = basic.get("/item?id=21");
+            assertEquals(200, degraded.statusCode());
+            assertEquals("degraded", degraded.headers().firstValue("X-Content-Level").orElse(null));
+            assertTrue(degraded.body().contains("light version"), degraded.body());
+            List<Integer> small = imageSizes(basic, degraded.body());
+            assertEquals(Costs.ITEM_DEGRADED_IMAGES, small.size());
+            assertTrue(small.get(0) < 1_000, "a degraded image: " + small);
+
+            // a returning subscriber: the tier cookie /login issued earlier makes its new session premium
+            ShopClient premium = new ShopClient(server.port());
+            premium.cookies.put("QOSTIER", engine.tierCookies().issue("premium", "alice"));
+            HttpResponse<String> premiumItem = premium.get("/item?id=21");
+            assertEquals("full", premiumItem.headers().firstValue("X-Content-Level").orElse(null),
+                    "premium keeps its full level");
+            String json = basic.get("/qos").body();
+            assertTrue(json.contains("\"contentLevel\": 1,"), json);
+            assertTrue(json.contains("\"contentLevels\": 2"), json);
+        }
+    }
+
+    /** The sizes of the images a page references, fetched with the page's client. */
+    private static List<Integer> imageSizes(ShopClient c, String html) throws Exception {
+        Matcher img = Pattern.compile("<img src=\"([^\"]+)\"").matcher(html);
+        List<Integer> sizes = new ArrayList<>();
+        while (img.find()) {
+            HttpResponse<byte[]> image = c.getBytes(img.group(1));
+            assertEquals(200, image.statusCode(), img.group(1));
+            sizes.add(image.body().length);
+        }
+        return sizes;
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,0 +1,226 @@
+package dev.servletqos.control;
+
+import dev.servletqos.Settings;
+import dev.servletqos.policy.ControlPolicy.Degradation;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The PI utilization controller of paper 000 (sections 4.4 and 4.5) on each class's fractional content level
+ * {@code m} (0 = refuse new sessions, M = full content; {@code m = I + F} serves a fraction F of the sessions at
+ * level I+1, the rest at I).
+ *
+ * <p><b>Per-priority targets</b> (000 section 5.2): class {@code k}, highest first, holds its utilization
+ * {@code U_k = a R_k + b W_k + c D_k} ({@link UtilizationEstimator}) at
+ *
+ * <pre>
+ *   U*_k = U* - sum_{i &lt; k} avg(U_i) - sum_{l &gt; k} c A_l
+ * </pre>
+ *
+ * with {@code U*} the target ({@code control.utilization.target}), {@code avg(U_i)} class {@code i}'s utilization
+ * averaged over the periods (weight {@value #USED_WEIGHT} for the newest) and {@code A_l} the requests class
+ * {@code l} offers per second (what refusing them all would cost). So the whole capacity is the top class's, what
+ * it leaves is the next class's (excess capacity shared), and a class is degraded only once every class below it
+ * is at level 0 or its target is spent: higher classes are degraded last. The average: with the paper's
+ * {@code U_i} of the period, a class below was left the noise of the classes above (a period's load varies by
+ * about 0.06 in the simulator), its level jumped (0 to 0.6 from one period to the next, its plant gain being small
+ * at the lightest content), and the sessions it let in during a jump were served to their end: the server ran at
+ * 0.60 to 0.65 for a target of 0.58; with the average, 0.585 and 0.60.
+ *
+ * <p><b>Gains by the gain-margin rule</b> (000 section 4.4). The plant is a static gain with the dead time of
+ * half a period, {@code P(s) = p_max e^(-sT/2)}, and the PI is {@code Kp (1 + Ki/s)}; with the controller's
+ * phase at the oscillation frequency set to {@code pi/6} (its eq. 8) and a gain margin {@code G}
+ * ({@code control.utilization.gain-margin}), eqs. 6 and 7 give
+ *
+ * <pre>
+ *   w T = 2 (pi - pi/6) = 5 pi / 3,   Ki = w tan(pi/6),   Kp = cos(pi/6) / (G p_max)
+ * </pre>
+ *
+ * applied each period in incremental form, {@code m(j) = m(j-1) + Kp ((1 + Ki T) e(j) - e(j-1))},
+ * {@code e = U*_k - U_k}. The plant gain is the paper's largest, that of a pure admission actuator,
+ * {@code p_max = dU/df = U_accept - c A} (eq. 3), recomputed every period from the class's offered requests
+ * {@code A_k} and its cost per request at full content (the model's {@code (a R_k + b W_k) / R_k} in periods the
+ * class spent at full content, averaged with weight 0.3): {@code p_max = A_k (cost_M - c)}, at least
+ * {@value #MIN_PLANT_GAIN}. Between two levels the plant's gain is less (a lighter level costs less): on the
+ * segment {@code [I, I+1]} it is {@code A_k (cost_{I+1} - cost_I)}, and the law designs for that once it has seen
+ * both costs (a period spent wholly at a level; the rule below holds a class at level 1 for a period before it
+ * refuses, so the lightest level's cost is known when refusing starts; {@link #plantGain}); with degraded content
+ * at an eighth, the segment below level 1 has an eighth of {@code p_max}'s gain, and designed for {@code p_max}
+ * the loop would take eight times as long there. With {@code G = 4} and the plant at the gain designed for, the
+ * error decays with poles 0.53 and -0.41 (2 % in 7 periods).
+ *
+ * <p><b>Anti-windup</b>: each period starts from the level in force (the engine clamps to [0, M]), and the
+ * output is clamped to [0, M]: a class held at full content below its target does not store up error; and a class
+ * at full content within its target stays there (the proportional term of an error that fell but stayed positive
+ * would otherwise take content away from it). <b>Level 0
+ * last</b>: a class above level 1 goes no lower than 1 in one period, so new sessions are refused only once every
+ * session gets the lightest content (a class with one level has no lighter content and refuses at once).
+ */
+final class UtilizationLaw implements LevelLaw {
+
+    /** The controller's phase at the frequency of oscillation, paper 000 eq. 8. */
+    static final double PHASE = Math.PI / 6;
+    /** {@code w T} at the frequency of oscillation: the loop's phase {@code -wT/2 - PHASE} is {@code -pi}. */
+    static final double OMEGA_T = 2 * (Math.PI - PHASE);
+    /** {@code Ki T}, the integral gain times the period. */
+    static final double KI_T = OMEGA_T * Math.tan(PHASE);
+    /** The least plant gain used: utilization per content level. */
+    static final double MIN_PLANT_GAIN = 0.02;
+    /**
+     * The newest period's weight in the average of a class's utilization that the classes below are left: they get
+     * what it uses on average, not its noise.
+     */
+    static final double USED_WEIGHT = 0.4;
+    /** The newest period's weight in a class's cost per request at full content. */
+    static final double COST_WEIGHT = 0.3;
+
+    private final double target;
+    private final double gainMargin;
+    private final UtilizationEstimator estimator;
+    private String[] names;
+    private double[] lastError;
+    /** Per class, per content level 0..M: the model's cost of a request served at that level (NaN: not seen). */
+    private double[][] levelCost;
+    /** Per class: its utilization averaged over periods, what the classes below are left (NaN: none yet). */
+    private double[] used;
+    private volatile UtilizationStatus status;
+
+    UtilizationLaw(Degradation d) {
+        this.target = d.target();
+        this.gainMargin = d.gainMargin();
+        this.estimator = new UtilizationEstimator(d.source(), d.rejectionCost());
+        this.status = new UtilizationStatus("pi", null, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, Double.NaN, List.of());
+    }
+
+    /** {@code Kp} for a plant gain {@code p} and gain margin {@code g}: {@code cos(pi/6) / (g p)}. */
+    static double proportionalGain(double p, double g) {
+        return Math.cos(PHASE) / (g * p);
+    }
+
+    @Override
+    public Settings next(Sample sample, Settings current) {
+        int n = current.classes().size();
+        if (!ControlLaws.sameClasses(names, current)) {
+            names = ControlLaws.names(current);
+            lastError = new double[n];
+            levelCost = new double[n][];
+            used = new double[n];
+            java.util.Arrays.fill(used, Double.NaN);
+            java.util.Arrays.fill(lastError, Double.NaN);
+        }
+        estimator.update(sample);
+        double c = estimator.c();
+        double[] u = new double[n];
+        double[] offered = new double[n];
+        for (int k = 0; k < n; k++) {
+            ClassSample cs = ControlLaws.classSample(sample, k, names[k]);
+            u[k] = cs == null ? 0 : estimator.utilization(cs);
+            offered[k] = cs == null ? 0 : Math.max(0, finite(cs.arrivals()));
+        }
+        List<UtilizationStatus.ClassLevel> levels = new ArrayList<>(n);
+        Settings next = current;
+        if (estimator.updates() == 0) {
+            for (int k = 0; k < n; k++) {
+                levels.add(new UtilizationStatus.ClassLevel(names[k], Double.NaN, u[k], current.get(k).level(),
+                        Double.NaN, false));
+            }
+            publish(levels);
+            return current;
+        }
+        double above = 0;
+        for (int k = 0; k < n; k++) {
+            Settings.ClassSettings cls = current.get(k);
+            ClassSample cs = ControlLaws.classSample(sample, k, names[k]);
+            double below = 0;
+            for (int l = k + 1; l < n; l++) {
+                below += c * offered[l]; // what refusing all of a lower class costs
+            }
+            double goal = target - above - below;
+            double e = goal - u[k];
+            int max = Math.max(1, cls.levels());
+            double m = Math.max(0, Math.min(max, Double.isFinite(cls.level()) ? cls.level() : max));
+            if (levelCost[k] == null || levelCost[k].length != max + 1) {
+                levelCost[k] = new double[max + 1];
+                java.util.Arrays.fill(levelCost[k], Double.NaN);
+            }
+            double served = cs == null ? 0 : finite(cs.completions());
+            if (m == Math.rint(m) && m >= 1 && served > 0) {
+                // the whole period at one level: what a request at that level costs
+                double cost = (estimator.a() * served + estimator.b() * finite(cs.bytes())) / served;
+                double[] lc = levelCost[k];
+                int l = (int) m;
+                lc[l] = Double.isFinite(lc[l]) ? COST_WEIGHT * cost + (1 - COST_WEIGHT) * lc[l] : cost;
+            }
+            double p = plantGain(levelCost[k], m, offered[k], c, u[k]);
+            double kp = proportionalGain(p, gainMargin);
+            double previous = Double.isFinite(lastError[k]) ? lastError[k] : e;
+            double raw = m + kp * ((1 + KI_T) * e - previous);
+            double out = Math.max(0, Math.min(max, raw));
+            if (m >= max && e >= 0) {
+                // at full content and within its target: the proportional term of an error that fell (but is still
+                // positive) must not take content away from a class whose own load is within its target
+                out = max;
+            }
+            if (m > 1 && out < 1) {
+                out = 1; // lighter content first: refuse new sessions only once every session is at level 1
+            }
+            lastError[k] = e;
+            used[k] = Double.isFinite(used[k]) ? USED_WEIGHT * u[k] + (1 - USED_WEIGHT) * used[k] : u[k];
+            above += used[k];
+            levels.add(new UtilizationStatus.ClassLevel(names[k], goal, u[k], out, p, out != raw));
+            if (out != cls.level()) {
+                next = next.withClass(k, next.get(k).withLevel(out));
+            }
+        }
+        publish(levels);
+        return next == current ? current : next.withSource(Settings.Source.CONTROLLER);
+    }
+
+    /**
+     * The plant gain {@code dU/dm} to design for at level {@code m}: on the segment {@code [I, I+1]} it is
+     * {@code A (cost_{I+1} - cost_I)} ({@code cost_0 = c}: a refused request); a cost not seen yet is bounded by
+     * the nearest seen above (lighter content costs less), and failing that the slope is the paper's
+     * {@code p_max = A (cost_M - c)}. At a whole level, the steeper of the two segments beside it. Before
+     * anything is known, the class's utilization (a class at full content with all of it at stake).
+     */
+    static double plantGain(double[] cost, double m, double offered, double c, double utilization) {
+        int max = cost.length - 1;
+        double p;
+        if (!Double.isFinite(cost[max])) {
+            p = utilization;
+        } else if (m == Math.rint(m)) {
+            int l = (int) m;
+            p = Math.max(l > 0 ? slope(cost, l - 1, offered, c) : 0, l < max ? slope(cost, l, offered, c) : 0);
+        } else {
+            p = slope(cost, (int) Math.floor(m), offered, c);
+        }
+        return Math.max(MIN_PLANT_GAIN, p);
+    }
+
+    /** {@code A (cost_{i+1} - cost_i)}, unknown costs bounded: see {@link #plantGain}. */
+    private static double slope(double[] cost, int i, double offered, double c) {
+        int max = cost.length - 1;
+        double upper = Double.NaN;
+        for (int l = i + 1; l <= max && !Double.isFinite(upper); l++) {
+            upper = cost[l];
+        }
+        double lower = i == 0 ? c : Double.isFinite(cost[i]) ? cost[i] : c;
+        return offered * (upper - lower);
+    }
+
+    private void publish(List<UtilizationStatus.ClassLevel> levels) {
+        UtilizationEstimator e = estimator;
+        status = new UtilizationStatus("pi", e.source() == null ? null : e.source().key(), e.measured(),
+                e.estimated(), Double.NaN, Double.NaN, e.a(), e.b(), e.c(), levels);
+    }
+
+    private static double finite(double x) {
+        return Double.isFinite(x) ? x : 0;
+    }
+
+    @Override
+    public UtilizationStatus utilization() {
+        return status;
+    }
+}

@@ -1,0 +1,166 @@
+package dev.servletqos;
+
+import static dev.servletqos.Engines.cookieValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.TierCookies.Verified.Status;
+import dev.servletqos.Ticket.State;
+import dev.servletqos.jmx.ClassStatistics;
+import dev.servletqos.metrics.QosMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 11, findings 2 and 3: an admission cookie is checked for expiry on every request, also while this node has
+ * it in its session table; one session (a cookie shared by many clients) and one client address cannot fill the
+ * queues. The policies use the defaults of {@code admission.max-per-session} (8) and
+ * {@code admission.max-queued-per-address} (100).
+ */
+class SessionLimitsTest {
+
+    private static final String POLICY = """
+            classes = basic
+            max-executing = 1
+            tier-cookie.secret = limits-test-secret-0123456789
+            """;
+
+    private final FakeClock clock = new FakeClock();
+
+    private Ticket enter(QosEngine engine, TestRequest r) {
+        return engine.enter(r, clock.nanoTime());
+    }
+
+    private static void assertReconciles(QosEngine engine) {
+        for (ClassStats c : engine.snapshot().classes()) {
+            assertTrue(c.reconciles(), c.toString());
+        }
+    }
+
+    @Test
+    void anExpiredAdmissionCookieInTheSessionTableIsANewSession() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY), clock);
+        Ticket first = enter(engine, TestRequest.get("/"));
+        String session = cookieValue(first.setCookieHeader());
+        first.complete();
+        Ticket cached = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
+        assertNull(cached.setCookieHeader(), "a known, fresh session: no new cookie");
+        cached.complete();
+
+        // a client that keeps presenting its first cookie (ignoring the renewals) keeps it in the table
+        for (int i = 0; i < 2; i++) {
+            clock.advance(Duration.ofMinutes(10));
+            enter(engine, TestRequest.get("/").cookie("QOSSESSION", session)).complete();
+        }
+        clock.advance(Duration.ofMinutes(10).plusSeconds(1)); // past session-cookie.max-age = 30m
+        Ticket late = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
+        late.complete();
+        assertNotNull(late.setCookieHeader());
+        assertEquals(2, engine.snapshot().get("basic").sessionsAdmitted(),
+                "the expired cookie is not renewed: its holder is admitted anew, as any new session");
+        assertEquals(1, engine.snapshot().sessions().sessionCookies(Status.EXPIRED));
+    }
+
+    @Test
+    void oneSessionHasAtMostEightRequestsExecutingAndWaiting() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY), clock);
+        Ticket first = enter(engine, TestRequest.get("/").from("203.0.113.1"));
+        String session = cookieValue(first.setCookieHeader());
+        // the session's first request holds the one permit; seven more of it wait
+        List<Ticket> shared = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            // from as many addresses as a botnet sharing the cookie has
+            shared.add(enter(engine, TestRequest.get("/").cookie("QOSSESSION", session).from("198.51.100." + i)));
+            assertEquals(State.PARKED, shared.get(i).state());
+        }
+        Ticket ninth = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session).from("198.51.100.99"));
+        assertEquals(State.REJECTED, ninth.state(), "the session has 8 in the engine");
+        assertEquals(Rejection.Reason.SESSION_LIMIT, ninth.rejection().reason());
+        assertEquals(429, ninth.rejection().status());
+        assertTrue(ninth.rejection().retryAfterSeconds() > 0);
+        assertNull(ninth.setCookieHeader(), "a refusal carries no admission cookie");
+
+        Ticket other = enter(engine, TestRequest.get("/").from("198.51.100.99"));
+        assertEquals(State.PARKED, other.state(), "other sessions still wait");
+
+        assertTrue(shared.get(0).cancel());
+        Ticket again = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
+        assertEquals(State.PARKED, again.state(), "a request that ended makes room");
+        ClassStats basic = engine.snapshot().get("basic");
+        assertEquals(1, basic.sessionLimited());
+        assertEquals(1, basic.rejected());
+        assertEquals(1, ClassStatistics.of(basic).getSessionLimited(), "JMX shows it");
+        assertReconciles(engine);
+
+        first.complete(); // the permit goes to the oldest waiting request
+        clock.advance(Duration.ofSeconds(11)); // past max-wait: every other waiting request expires
+        engine.expireOverdue(clock.nanoTime());
+        shared.forEach(Ticket::complete);
+        Ticket afterwards = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
+        assertEquals(State.RUNNING, afterwards.state());
+        for (int i = 0; i < 7; i++) {
+            assertEquals(State.PARKED, enter(engine, TestRequest.get("/").cookie("QOSSESSION", session)).state(),
+                    "expired and cancelled requests left the session's count");
+        }
+        assertEquals(State.REJECTED, enter(engine, TestRequest.get("/").cookie("QOSSESSION", session)).state());
+        assertReconciles(engine);
+    }
+
+    @Test
+    void aSessionIsNotLimitedWhilePermitsAreFree() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY.replace("max-executing = 1",
+                "max-executing = 20")), clock);
+        Ticket first = enter(engine, TestRequest.get("/"));
+        String session = cookieValue(first.setCookieHeader());
+        List<Ticket> page = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            page.add(enter(engine, TestRequest.get("/img/" + i).cookie("QOSSESSION", session)));
+            assertEquals(State.RUNNING, page.get(i).state(), "an HTTP/2 page's parallel requests run");
+        }
+        page.forEach(Ticket::complete);
+        first.complete();
+        assertEquals(0, engine.snapshot().get("basic").sessionLimited());
+    }
+
+    @Test
+    void oneAddressHasAtMostAHundredRequestsWaiting() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY), clock);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new QosMetrics(engine).bindTo(registry);
+        Ticket blocker = enter(engine, TestRequest.get("/").from("192.0.2.1"));
+        assertEquals(State.RUNNING, blocker.state());
+        List<Ticket> flood = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            flood.add(enter(engine, TestRequest.get("/").from("203.0.113.7")));
+            assertEquals(State.PARKED, flood.get(i).state(), "cookie-less request " + i);
+        }
+        Ticket more = enter(engine, TestRequest.get("/").from("203.0.113.7"));
+        assertEquals(State.REJECTED, more.state());
+        assertEquals(Rejection.Reason.ADDRESS_LIMIT, more.rejection().reason());
+        assertEquals(429, more.rejection().status());
+        assertNull(more.setCookieHeader());
+        assertEquals(State.PARKED, enter(engine, TestRequest.get("/").from("203.0.113.8")).state(),
+                "another address still waits");
+
+        flood.get(0).cancel();
+        assertEquals(State.PARKED, enter(engine, TestRequest.get("/").from("203.0.113.7")).state());
+        blocker.complete(); // the permit goes to the first waiting request: one more of the flood leaves the queue
+        assertEquals(State.PARKED, enter(engine, TestRequest.get("/").from("203.0.113.7")).state());
+        assertEquals(State.REJECTED, enter(engine, TestRequest.get("/").from("203.0.113.7")).state());
+        ClassStats basic = engine.snapshot().get("basic");
+        assertEquals(2, basic.addressLimited());
+        assertEquals(2, basic.rejected());
+        assertEquals(0, basic.sessionsRefusedQueued() + basic.sessionsRefusedRate());
+        assertReconciles(engine);
+        assertEquals(2, registry.get("qos.rejections").tags("qos.class", "basic", "reason", "address-limit")
+                .functionCounter().count());
+        assertEquals(0, registry.get("qos.rejections").tags("qos.class", "basic", "reason", "session-limit")
+                .functionCounter().count());
+        assertEquals(2, ClassStatistics.of(basic).getAddressLimited(), "JMX shows it too");
+    }
+}
