@@ -331,9 +331,7 @@ final class Scheduler {
             boolean same = generation == r.generation;
             Lane lane = lanes[same ? classIndex : r.resolve(generation, classIndex)];
             Lane sessionLane = lanes[same ? sessionClass : r.resolve(generation, sessionClass)];
-            if (t.level > lane.levels) {
-                t.level = (byte) lane.levels;
-            }
+            lowerLevel(t, lane);
             t.lane = lane;
             lane.entered++;
             ready = expireOverdueLocked(now, null);
@@ -618,7 +616,15 @@ final class Scheduler {
      * borrowing, refusals, and its settings, which replace the ones in force. The waiting requests of a class the
      * policy no longer has join the default class's queue, in the order they arrived (its maximum wait and delay
      * target apply to them from now), and its running requests count as the default class's: each moves into the
-     * default class's counters as entered there, so that every class still reconciles. Then one dispatch.
+     * default class's counters as entered there, so that every class still reconciles. Guaranteed requests keep
+     * their place in the guaranteed queue (one of a removed class changes class the same way). A waiting request
+     * keeps its content level, lowered to its class's levels if it has fewer now. The new policy's token-bucket
+     * rules and virtual servers (carried over by name, see {@link Regime}), {@code admission.max-per-session} and
+     * {@code admission.max-queued-per-address} apply from now; each session's requests in flight and each
+     * address's waiting requests stay counted as they were (a request counted under the per-address limit is
+     * uncounted when it stops waiting, whatever the limit is then). A class's live content level stays when the
+     * class stays with as many levels, a bucket's live rate when its rule stays the same ({@link #keepLiveLocked});
+     * everything else is the new policy's. Then one dispatch.
      *
      * @return the settings now in force
      */
@@ -649,6 +655,15 @@ final class Scheduler {
             }
             initial = keepLiveLocked(initial, next);
             takePolicyLocked(next, fresh);
+            // a waiting request keeps the content level it was given, within its class's levels now
+            for (Lane l : fresh) {
+                for (Ticket t = l.head; t != null; t = t.next) {
+                    lowerLevel(t, l);
+                }
+            }
+            for (Ticket g = guaranteedHead; g != null; g = g.next) {
+                lowerLevel(g, g.lane);
+            }
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
             applyLocked(applied, now, true); // every bucket takes the new policy's rate
@@ -685,6 +700,12 @@ final class Scheduler {
             }
         }
         return out;
+    }
+
+    private static void lowerLevel(Ticket t, Lane l) {
+        if (t.level > l.levels) {
+            t.level = (byte) l.levels;
+        }
     }
 
     /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */

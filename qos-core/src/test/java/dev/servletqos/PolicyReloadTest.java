@@ -301,4 +301,159 @@ class PolicyReloadTest {
         assertEquals(14, engine.settings().ceiling(), "not the policy's 200 again");
         assertTrue(engine.settings().maxExecuting() <= 14, engine.settings().toString());
     }
+
+    /** THREE with a token-bucket rule on a cookie. */
+    private static final String EXPORT = THREE + """
+            bucket.export.cookie = EXPORT=1
+            bucket.export.rate = 10
+            bucket.export.min-rate = 1
+            """;
+
+    private Ticket enterPath(QosEngine engine, String path) {
+        clock.advance(Duration.ofMillis(1));
+        return engine.enter(TestRequest.get(path), clock.nanoTime());
+    }
+
+    @Test
+    void aReloadThatAddsABucketPutsItsRuleInForceAtOnceAndAnUnchangedBucketKeepsItsLiveRate() {
+        QosEngine engine = QosEngine.create(parse(EXPORT), clock);
+        engine.setBucketRate("export", 3);
+        Ticket running = enter(engine, null);
+        Ticket search0 = enterPath(engine, "/search/a");
+        Ticket premium = enter(engine, "premium");
+        assertEquals(Ticket.State.PARKED, search0.state(), "no rule covers /search yet");
+        assertEquals(Ticket.State.PARKED, premium.state());
+
+        String withSearch = EXPORT + """
+                bucket.search.path = /search/*
+                bucket.search.rate = 1
+                bucket.search.depth = 1
+                """;
+        engine.reload(parse(withSearch));
+
+        assertEquals(List.of("export", "search"), engine.settings().buckets().stream()
+                .map(Settings.BucketSettings::name).toList());
+        assertEquals(3, engine.settings().buckets().get(0).rate(), "export's rule is the same: its live rate stays");
+        assertEquals(1, engine.settings().buckets().get(1).rate());
+        Ticket search1 = enterPath(engine, "/search/b");
+        Ticket search2 = enterPath(engine, "/search/c");
+        assertEquals(Ticket.State.PARKED, search1.state(), "it took the new bucket's one token");
+        assertEquals(Ticket.State.REJECTED, search2.state());
+        assertEquals(Rejection.Reason.BUCKET, search2.rejection().reason());
+        assertEquals(null, search2.serviceClass(), "refused before it had a class");
+        EngineSnapshot.BucketStats b = engine.snapshot().bucket("search");
+        assertEquals(2, b.hits());
+        assertEquals(1, b.refused());
+        assertEquals(Ticket.State.PARKED, search0.state(), "a request waiting before the reload keeps its place");
+        reconciles(engine);
+
+        running.complete(); // premium first, then the basic requests in their order
+        assertEquals(Ticket.State.RUNNING, premium.state());
+        premium.complete();
+        assertEquals(Ticket.State.RUNNING, search0.state());
+        search0.complete();
+        assertEquals(Ticket.State.RUNNING, search1.state());
+        search1.complete();
+
+        engine.setBucketRate("search", 5);
+        engine.reload(parse(withSearch.replace("bucket.export.rate = 10", "bucket.export.rate = 20")));
+        assertEquals(20, engine.settings().buckets().get(0).rate(), "export's rule changed: the new policy's rate");
+        assertEquals(5, engine.settings().buckets().get(1).rate(), "search's rule is the same: its live rate stays");
+        assertEquals(2, engine.snapshot().bucket("search").hits(), "a kept bucket counts on");
+        engine.reload(parse(THREE));
+        assertEquals(List.of(), engine.settings().buckets());
+        assertEquals(Ticket.State.RUNNING, enterPath(engine, "/search/d").state(), "no bucket covers it any more");
+        reconciles(engine);
+    }
+
+    /** THREE with content levels (silver's three, the others two) and both caps. */
+    private static final String LEVELS = THREE + """
+            class.premium.levels = 2
+            class.silver.levels = 3
+            class.basic.levels = 2
+            admission.max-per-session = 2
+            admission.max-queued-per-address = 1
+            """;
+
+    /** TWO (no silver) on one permit, with levels: basic's the same, premium's three now, gold's two. */
+    private static final String LEVELS_AFTER = TWO.replace("max-executing = 2", "max-executing = 1")
+            .replace("class.premium.budget = 1", "class.premium.budget = 0") + """
+            class.gold.levels = 2
+            class.premium.levels = 3
+            class.basic.levels = 2
+            admission.max-per-session = 2
+            admission.max-queued-per-address = 1
+            """;
+
+    @Test
+    void aReloadThatRemovesAClassWithLevelsMovesItsRequestsWithinTheDefaultClasssLevelsAndKeepsTheCountsOfTheCaps() {
+        QosEngine engine = QosEngine.create(parse(LEVELS), clock);
+        engine.update(s -> s.withClass(0, s.get(0).withLevel(1)).withClass(1, s.get(1).withLevel(2.5))
+                .withClass(2, s.get(2).withLevel(1.5)));
+        Ticket running = engine.enter(TestRequest.get("/").header("X-Tier", "silver").from("10.0.0.1"),
+                clock.nanoTime());
+        assertEquals(Ticket.State.RUNNING, running.state());
+        String session = cookieValue(running.setCookieHeader());
+        clock.advance(Duration.ofMillis(1));
+        Ticket parked = engine.enter(TestRequest.get("/").cookie("QOSSESSION", session).from("10.0.0.1"),
+                clock.nanoTime());
+        assertEquals(Ticket.State.PARKED, parked.state());
+        assertEquals("silver", parked.serviceClass());
+        assertEquals(3, parked.levels());
+        assertTrue(parked.level() == 2 || parked.level() == 3, "silver at 2.5: " + parked.level());
+        assertEquals(running.level(), parked.level(), "one session, one level");
+
+        engine.reload(parse(LEVELS_AFTER));
+
+        Settings s = engine.settings();
+        assertEquals(2, s.get(0).level(), "gold is new: full content");
+        assertEquals(3, s.get(1).levels());
+        assertEquals(3, s.get(1).level(), "premium's levels changed: the new policy's level, not the 1 in force");
+        assertEquals(1.5, s.get(2).level(), "basic stays with two levels: its level stays");
+        assertEquals(Ticket.State.PARKED, parked.state(), "the one permit is still silver's running request's");
+        assertEquals("basic", parked.serviceClass());
+        assertEquals(2, parked.levels());
+        assertEquals(2, parked.level(), "its level 2 or 3 of silver's, within basic's two");
+        Invariants invariants = new Invariants(engine.policy(), engine.snapshot());
+        invariants.check(engine.snapshot(), "after the reload");
+
+        // the session's two requests in flight and the address's waiting one are still counted
+        clock.advance(Duration.ofMillis(1));
+        Ticket third = engine.enter(TestRequest.get("/").cookie("QOSSESSION", session).from("10.0.0.2"),
+                clock.nanoTime());
+        assertEquals(Ticket.State.REJECTED, third.state());
+        assertEquals(Rejection.Reason.SESSION_LIMIT, third.rejection().reason());
+        clock.advance(Duration.ofMillis(1));
+        Ticket sameAddress = engine.enter(TestRequest.get("/").from("10.0.0.1"), clock.nanoTime());
+        assertEquals(Ticket.State.REJECTED, sameAddress.state());
+        assertEquals(Rejection.Reason.ADDRESS_LIMIT, sameAddress.rejection().reason());
+        assertEquals(1, engine.snapshot().get("basic").sessionLimited());
+        assertEquals(1, engine.snapshot().get("basic").addressLimited());
+        invariants.check(engine.snapshot(), "after the refusals");
+
+        running.complete(); // silver's permit, now basic's, goes to the waiting request
+        assertEquals(Ticket.State.RUNNING, parked.state());
+        invariants.check(engine.snapshot(), "the moved request runs");
+        clock.advance(Duration.ofMillis(1));
+        Ticket waitsAgain = engine.enter(TestRequest.get("/").from("10.0.0.1"), clock.nanoTime());
+        assertEquals(Ticket.State.PARKED, waitsAgain.state(), "10.0.0.1 has nothing waiting any more");
+        parked.complete();
+        waitsAgain.complete();
+        clock.advance(Duration.ofMillis(1));
+        Ticket later = engine.enter(TestRequest.get("/").cookie("QOSSESSION", session).from("10.0.0.1"),
+                clock.nanoTime());
+        assertEquals(Ticket.State.RUNNING, later.state(), "the session has nothing in flight any more");
+        assertEquals("basic", later.serviceClass());
+        assertTrue(later.level() == 1 || later.level() == 2, "basic at 1.5: " + later.level());
+        later.complete();
+
+        EngineSnapshot end = engine.snapshot();
+        invariants.check(end, "at the end");
+        assertEquals(0, end.executing() + end.queued());
+        ClassStats basic = end.get("basic");
+        assertEquals(4, basic.completed(), "silver's two, the address's and the session's last");
+        assertTrue(basic.completedAtLevel(2) >= 2, "silver's two at level 2 or 3 count at basic's 2: "
+                + java.util.Arrays.toString(basic.completedByLevel()));
+        reconciles(engine);
+    }
 }
