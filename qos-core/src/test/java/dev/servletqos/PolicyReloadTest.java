@@ -456,4 +456,37 @@ class PolicyReloadTest {
                 + java.util.Arrays.toString(basic.completedByLevel()));
         reconciles(engine);
     }
+
+    @Test
+    void theControlLoopRebuildsItsDegradationLawFromTheReloadedPolicy() {
+        String levels = "class.premium.levels = 2\nclass.basic.levels = 2\ncontrol.period = 1s\n";
+        QosEngine engine = QosEngine.create(parse(THREE + levels), clock);
+        ManualPeriodic periodic = new ManualPeriodic();
+        engine.start(periodic);
+        engine.useSampleSource(new dev.servletqos.control.EngineSampleSource(engine, () -> 0.95));
+        periodic.tick(clock, Duration.ofSeconds(1));
+        assertEquals(null, engine.controlStatus().utilization(), "no degradation law yet");
+
+        engine.reload(parse(TWO + levels + """
+                control.degradation = threshold
+                control.utilization.source = cpu
+                control.threshold.interval = 1s
+                """));
+        for (int i = 0; i < 10 && engine.settings().get(2).level() == 2; i++) {
+            periodic.tick(clock, Duration.ofSeconds(1));
+        }
+        dev.servletqos.control.UtilizationStatus u = engine.controlStatus().utilization();
+        assertEquals("threshold", u.law());
+        assertEquals(List.of("gold", "premium", "basic"), u.classes().stream()
+                .map(dev.servletqos.control.UtilizationStatus.ClassLevel::name).toList());
+        assertEquals(1, engine.settings().get(2).level(), "a CPU at 0.95 degrades basic, the lowest class");
+        assertEquals(2, engine.settings().get(1).level());
+        assertEquals(0, engine.controlStatus().failures(), String.valueOf(engine.controlStatus().lastFailure()));
+
+        engine.reload(parse(TWO + levels));
+        periodic.tick(clock, Duration.ofSeconds(1));
+        assertEquals(null, engine.controlStatus().utilization(), "the reloaded policy runs no degradation law");
+        assertEquals(1, engine.settings().get(2).level(), "basic stays with two levels: its level stays");
+        engine.stop();
+    }
 }
