@@ -583,13 +583,21 @@ public final class QosEngine {
     }
 
     /**
-     * Puts a new policy in force, whole and at once: its classes, rules, scheduling, borrowing, refusals, control
-     * settings and the settings it starts with (which replace an operator's or the controller's). Requests waiting
+     * Puts a new policy in force, whole and at once: its classes (content levels included), rules (credentials and
+     * request rules), scheduling, borrowing, refusals, caps ({@code admission.max-per-session},
+     * {@code admission.max-queued-per-address}), token-bucket rules, virtual servers and their plan, content trees,
+     * control settings (the control loop rebuilds its laws, the degradation law included, from the next period)
+     * and the settings it starts with (which replace an operator's or the controller's; but a class that stays with
+     * the same number of content levels keeps its live level, and a token-bucket rule that stays the same keeps its
+     * live rate). Requests waiting
      * keep their place in their class's queue; the waiting requests of a class the new policy no longer has join
      * its default class's queue in arrival order and are served under that class's rules (its maximum wait and
      * delay target from now), never dropped; its running requests finish and count as the default class's, and its
-     * admitted sessions go on in the default class. Counters go on (each class's still reconcile). The signing keys,
-     * the cookies and the session table cannot change while running: a policy that changes them is refused.
+     * admitted sessions go on in the default class. Guaranteed requests keep their place in the guaranteed queue; a
+     * waiting request keeps its content level, lowered to its class's levels if these are fewer now. Counters go on
+     * (each class's still reconcile), and so do each session's requests in flight and each address's waiting
+     * requests under the caps. The signing keys, the cookies and the session table cannot change while running: a
+     * policy that changes them is refused.
      *
      * @throws PolicyException if the policy changes a key that cannot change while running, or its control settings
      *                         do not fit its classes; nothing changes then
