@@ -188,7 +188,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
                     "sessions", ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
-                    "sessions", c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate() + c2.sessionsRefusedLevel());
+                    "sessions",
+                    c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate() + c2.sessionsRefusedLevel());
             meters.add(FunctionTimer.builder("qos.wait", this,
                             m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
                             TimeUnit.NANOSECONDS)
