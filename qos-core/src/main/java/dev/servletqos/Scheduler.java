@@ -303,16 +303,17 @@ final class Scheduler {
     /**
      * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known) at
      * content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of generation
-     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the class's
-     * name, and the level is lowered to the class's levels if the reload gave it fewer. The first request of a new
-     * session meets admission first (refused at level 0, else the admission steps of its session's class
-     * {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a request of a
-     * known (admitted) session is never refused by admission, and never comes at level 0. A request that would have to
-     * wait is refused when its class's queue is full, when its session already has {@code admission.max-per-session}
-     * requests executing and waiting, or when {@code admission.max-queued-per-address} requests from its address wait.
-     * A request of virtual server {@code host} (null: none) within its guarantee is never refused: not by admission,
-     * not by a full queue or a limit; it runs at once when a permit is free (its class's budget aside, the other
-     * classes' reserves kept), else waits in the guaranteed queue, which is served before every class's.
+     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the
+     * class's name, and the level is lowered to the class's levels if the reload gave it fewer. The first request
+     * of a new session meets admission first (refused at level 0, else the admission steps of its session's class
+     * {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
+     * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request
+     * that would have to wait is refused when its class's queue is full, when its session already has
+     * {@code admission.max-per-session} requests executing and waiting, or when
+     * {@code admission.max-queued-per-address} requests from its address wait. A request of virtual server
+     * {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full queue or a
+     * limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves kept),
+     * else waits in the guaranteed queue, which is served before every class's.
      *
      * @param load    the session's requests in flight, counted while this one is; null: not counted
      * @param address the client's address, for the per-address limit; null: not counted
