@@ -360,7 +360,8 @@ final class Scheduler {
             }
             return;
         }
-        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane) : !admitLocked(t, lane, sessionLane, now))) {
+        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane)
+                : !admitLocked(t, lane, sessionLane, now))) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
@@ -481,7 +482,8 @@ final class Scheduler {
                         lane.serviceTimed++;
                         routeNanos[t.route] += took;
                         routeTimed[t.route]++;
-                        serviceEwmaNanos = serviceEwmaNanos == 0 ? took : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
+                        serviceEwmaNanos = serviceEwmaNanos == 0 ? took
+                                : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
                     }
                     if (bytes > 0) {
                         lane.bytes += bytes;
@@ -1098,8 +1100,8 @@ final class Scheduler {
         try {
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
-                stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight, l.executing,
-                        Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
+                stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight,
+                        l.executing, Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
                         l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
