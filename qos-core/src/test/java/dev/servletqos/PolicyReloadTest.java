@@ -489,4 +489,43 @@ class PolicyReloadTest {
         assertEquals(1, engine.settings().get(2).level(), "basic stays with two levels: its level stays");
         engine.stop();
     }
+
+    @Test
+    void aReloadPutsNewCredentialsAndRequestRulesInForce() {
+        String untrusted = """
+                classes = premium, basic
+                default-class = basic
+                max-executing = 4
+                tier-cookie.secret = test-secret-0123456789abcdef
+                rule.1.type = header
+                rule.1.header = X-Tier
+                rule.1.value = premium
+                rule.1.class = premium
+                """;
+        QosEngine engine = QosEngine.create(parse(untrusted), clock);
+        Ticket before = enter(engine, "premium");
+        assertEquals("basic", before.serviceClass(), "a header rule not trusted gives no session its class");
+        before.complete();
+
+        engine.reload(parse(untrusted + """
+                rule.1.trusted = true
+                rule.2.type = path
+                rule.2.value = /cheap/*
+                rule.2.class = basic
+                """));
+
+        Ticket first = enter(engine, "premium");
+        assertEquals("premium", first.serviceClass(), "the header is a credential now");
+        String session = cookieValue(first.setCookieHeader());
+        first.complete();
+        clock.advance(Duration.ofMillis(1));
+        Ticket cheap = engine.enter(TestRequest.get("/cheap/a").cookie("QOSSESSION", session), clock.nanoTime());
+        assertEquals("basic", cheap.serviceClass(), "the new request rule lowers this one request");
+        cheap.complete();
+        clock.advance(Duration.ofMillis(1));
+        Ticket again = engine.enter(TestRequest.get("/").cookie("QOSSESSION", session), clock.nanoTime());
+        assertEquals("premium", again.serviceClass(), "the session keeps its class");
+        again.complete();
+        reconciles(engine);
+    }
 }
