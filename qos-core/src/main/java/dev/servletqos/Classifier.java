@@ -31,12 +31,20 @@ final class Classifier {
     private final int defaultClass;
     private final TierCookies tierCookies;
     private final QosPolicy policy;
-    private final LongAdder[] tierResults = newAdders(TierCookies.Verified.Status.values().length);
-    private final LongAdder tierUnknownClass = new LongAdder();
+    private final LongAdder[] tierResults;
+    private final LongAdder tierUnknownClass;
 
     Classifier(QosPolicy policy, TierCookies tierCookies) {
+        this(policy, tierCookies, null);
+    }
+
+    /** A classifier for a reloaded policy: it goes on counting where {@code previous} (if any) left off. */
+    Classifier(QosPolicy policy, TierCookies tierCookies, Classifier previous) {
         this.policy = policy;
         this.tierCookies = tierCookies;
+        this.tierResults = previous != null ? previous.tierResults
+                : newAdders(TierCookies.Verified.Status.values().length);
+        this.tierUnknownClass = previous != null ? previous.tierUnknownClass : new LongAdder();
         List<Rule> credentials = policy.rules().stream().filter(Rule::credential).toList();
         List<Rule> requestRules = policy.rules().stream().filter(r -> !r.credential()).toList();
         this.classOf = new int[credentials.size()];

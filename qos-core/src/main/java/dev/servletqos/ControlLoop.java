@@ -142,6 +142,20 @@ final class ControlLoop {
         override = l;
     }
 
+    /**
+     * Called by the engine, under this loop's lock, after a reloaded policy was put in force: the readings follow
+     * its classes, the laws are rebuilt for its control settings (session-rate ceilings, token-bucket rules and
+     * the degradation law of {@code control.degradation} with its own state anew) at the next period, and
+     * a new period takes effect at once. The sample source compares the classes by name across the reload.
+     */
+    synchronized void reloaded(Settings s) {
+        readings = new ControlStatus.Reading[s.classes().size()];
+        law = null;
+        lawControl = null;
+        levelLaw = null; // the degradation law's status is the rebuilt law's, from the next period
+        applied(s);
+    }
+
     /** Called by the engine after any settings change: a new period takes effect at once. */
     synchronized void applied(Settings s) {
         if (periodic != null && !s.control().period().equals(scheduledPeriod)) {

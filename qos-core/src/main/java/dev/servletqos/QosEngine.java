@@ -5,11 +5,18 @@ import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ContentTrees;
 import dev.servletqos.policy.ControlPolicy;
+import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.Rule;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -44,42 +51,49 @@ public final class QosEngine {
 
     private static final System.Logger LOG = System.getLogger(QosEngine.class.getName());
 
-    private final QosPolicy policy;
+    /** The policy in force and what the request path reads from it; replaced whole by {@link #reload}. */
+    private volatile Regime regime;
     private final Clock clock;
     private final Scheduler scheduler;
-    private final Classifier classifier;
     private final SessionTable sessions;
     private final TierCookies tierCookies;
     private final String sessionCookieName;
     private final ControlLoop control;
     private final Routes routes = new Routes();
-    private final RequestBuckets buckets;
-    private final VirtualServers hosts;
-    private final ContentTrees contentTrees;
+    /** Where {@link #reloadPolicy()} reads the policy again; null for an engine built from a policy object. */
+    private volatile Supplier<QosPolicy> source;
+    private final List<Consumer<QosPolicy>> reloadListeners = new CopyOnWriteArrayList<>();
+    /** The worker threads an adapter reported ({@link #fitToThreads}), 0 if none: a reload fits to them again. */
+    private volatile int threads;
 
     /** Guarded by {@code this}: the expiry sweep while started. */
     private Periodic.Cancellable sweep;
+    /** Guarded by {@code this}: where the engine runs its periodic work while started, and the file watch on it. */
+    private Periodic periodic;
+    private Periodic.Cancellable watch;
+    private Duration watchEvery;
+    /** The policy file {@link #reloadFrom(Supplier, Path)} named, or null; and what it looked like last. */
+    private volatile Path file;
+    private volatile String fileSeen;
 
     private QosEngine(QosPolicy policy, Clock clock) {
-        this.policy = policy;
         this.clock = clock;
         this.tierCookies = TierCookies.forPolicy(policy, clock);
         this.sessionCookieName = policy.sessionCookieName();
         // one signer for both kinds of cookie: the signature domain keeps them apart
         this.sessions = new SessionTable(policy, new SessionCookies(sessionCookieName, tierCookies.signer(),
                 policy.sessionMaxAge(), policy.sessionCookieSecure(), clock), clock);
-        this.scheduler = new Scheduler(policy, initialSettings(policy), clock);
-        this.classifier = new Classifier(policy, tierCookies);
+        this.regime = Regime.first(policy, new Classifier(policy, tierCookies));
+        sessions.reloaded(regime);
+        this.scheduler = new Scheduler(regime, initialSettings(policy), clock);
         this.control = new ControlLoop(this);
-        this.buckets = scheduler.buckets;
-        this.hosts = scheduler.hosts;
-        this.contentTrees = policy.contentTrees();
         warnOfRequestRulesThatChangeNothing(policy);
     }
 
     /**
      * A path, host or header rule not marked trusted can only lower a request, so one naming the highest class
-     * changes nothing: most likely a policy written when such rules gave sessions their class. Said once, at start.
+     * changes nothing: most likely a policy written when such rules gave sessions their class. Said at start and
+     * at each reload.
      */
     private static void warnOfRequestRulesThatChangeNothing(QosPolicy policy) {
         List<Rule> rules = policy.rules();
@@ -134,28 +148,31 @@ public final class QosEngine {
      * @return the request's ticket: RUNNING, PARKED or REJECTED
      */
     public Ticket enter(RequestView request, long nowNanos) {
+        Regime r = regime;
         // a virtual server's requests within its guarantee are never refused for other hosts' load
-        int host = hosts.isEmpty() ? -1 : hosts.of(request.host());
-        boolean guaranteed = host >= 0 && hosts.take(host, nowNanos);
+        VirtualServers.Host host = r.hosts.isEmpty() ? null : r.hosts.of(request.host());
+        boolean guaranteed = host != null && VirtualServers.take(host, nowNanos);
         // the token-bucket rules refuse before the request is classified or its session looked up
-        if (!guaranteed && !buckets.isEmpty() && buckets.refuse(request, nowNanos) >= 0) {
+        if (!guaranteed && !r.buckets.isEmpty() && r.buckets.refuse(request, nowNanos) >= 0) {
             return Ticket.refused(scheduler, nowNanos, scheduler.rejections().bucket());
         }
         String cookie = request.cookie(sessionCookieName);
         long epochSecond = cookie != null ? clock.epochSecond() : 0;
         SessionTable.Session s = sessions.lookup(cookie, epochSecond);
-        // the session's class comes from its credentials, once; request rules can only lower one request
-        int sessionClass = s != null ? s.classIndex() : classifier.classify(request);
-        int c = classifier.requestClass(request, sessionClass);
+        // the session's class comes from its credentials, once; request rules can only lower one request. A class
+        // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
+        int sessionClass = s == null ? r.classifier.classify(request)
+                : s.generation() == r.generation ? s.classIndex() : r.resolve(s.generation(), s.classIndex());
+        int c = r.classifier.requestClass(request, sessionClass);
         Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
         int route = settings.control().capacity() == ControlPolicy.Capacity.AUTO
                 ? routes.of(request.method(), request.path()) : 0;
-        Settings.ClassSettings cs = settings.get(c);
-        int level = cs.levels();
+        Settings.ClassSettings cs = classSettings(settings, r, c);
+        int level = cs != null ? cs.levels() : r.policy.classes().get(c).content().levels();
         String newId = null;
         // a request within its virtual server's guarantee is served at full content, whatever the level
-        if (cs.level() < level && !guaranteed) {
+        if (cs != null && cs.level() < level && !guaranteed) {
             // degraded: the session decides between I and I+1, so a new one needs its id now
             String id = s != null ? s.id() : (newId = SessionCookies.newSessionId());
             level = level(cs.level(), cs.levels(), share(id));
@@ -164,14 +181,34 @@ public final class QosEngine {
             }
         }
         Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
-        Ticket t = scheduler.enter(c, sessionClass, nowNanos, route, s == null, level, load,
-                policy.maxQueuedPerAddress() > 0 ? request.remoteAddress() : null, host, guaranteed);
+        Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
+                r.policy.maxQueuedPerAddress() > 0 ? request.remoteAddress() : null, host, guaranteed);
         if (t.state != Ticket.State.REJECTED) {
+            String name = r.name(sessionClass);
             t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond)
-                    : newId != null ? sessions.admitNew(sessionClass, newId, load)
-                    : sessions.admitNew(sessionClass, load));
+                    : newId != null ? sessions.admitNew(name, newId, load)
+                    : sessions.admitNew(name, load));
         }
         return t;
+    }
+
+    /**
+     * The settings in force of class {@code c} of {@code r}, or null while a reload put another policy's settings
+     * in force that has no class of that name (the request then enters at full content, and the scheduler carries
+     * it over by name).
+     */
+    private static Settings.ClassSettings classSettings(Settings settings, Regime r, int c) {
+        List<Settings.ClassSettings> cs = settings.classes();
+        String name = r.name(c);
+        if (c < cs.size() && cs.get(c).name().equals(name)) {
+            return cs.get(c);
+        }
+        for (Settings.ClassSettings x : cs) {
+            if (x.name().equals(name)) {
+                return x;
+            }
+        }
+        return null;
     }
 
     /**
@@ -213,10 +250,11 @@ public final class QosEngine {
      */
     public String contentPath(Ticket ticket, RequestView request) {
         int levels = ticket.levels();
-        if (ticket.level >= levels || contentTrees.isEmpty()) {
+        ContentTrees trees = regime.contentTrees;
+        if (ticket.level >= levels || trees.isEmpty()) {
             return null;
         }
-        return contentTrees.rewrite(request.path(), ticket.level, levels);
+        return trees.rewrite(request.path(), ticket.level, levels);
     }
 
     /** Expires parked requests past their maximum wait (their listeners are told); returns how many. */
@@ -243,6 +281,8 @@ public final class QosEngine {
         try {
             sweep = scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS));
             control.start(scheduler);
+            periodic = scheduler;
+            rewatch();
         } catch (RuntimeException | Error e) {
             stop();
             throw e;
@@ -255,6 +295,8 @@ public final class QosEngine {
             sweep.cancel();
             sweep = null;
         }
+        periodic = null;
+        rewatch();
         control.stop();
     }
 
@@ -320,6 +362,7 @@ public final class QosEngine {
 
     /** A consistent view of every class's settings and counters. */
     public EngineSnapshot snapshot() {
+        Classifier classifier = regime.classifier;
         EngineSnapshot.Sessions s = new EngineSnapshot.Sessions(sessions.size(), classifier.tierResults(),
                 classifier.tierUnknownClass(), sessions.cookieResults());
         return scheduler.snapshot(s);
@@ -371,6 +414,7 @@ public final class QosEngine {
         if (threads < 1) {
             throw new IllegalArgumentException("threads = " + threads + ": must be at least 1");
         }
+        this.threads = threads;
         if (settings().control().capacity() != dev.servletqos.policy.ControlPolicy.Capacity.AUTO) {
             return settings().ceiling();
         }
@@ -436,9 +480,196 @@ public final class QosEngine {
         }
     }
 
-    /** The policy the engine was built with (later changes are in {@link #settings()}, not here). */
+    /**
+     * The policy in force: the one the engine was built with, or the last one {@link #reload reloaded} (operators'
+     * and the controller's changes since are in {@link #settings()}, not here).
+     */
     public QosPolicy policy() {
-        return policy;
+        return regime.policy;
+    }
+
+    /**
+     * Tells the engine where its policy comes from, so that {@link #reloadPolicy()} can read it again: the adapters
+     * pass their own reading of the file (with their overrides), an engine built from a policy object has none.
+     *
+     * @param source reads and validates the policy again, throwing {@link PolicyException} for a bad one
+     */
+    public void reloadFrom(Supplier<QosPolicy> source) {
+        reloadFrom(source, null);
+    }
+
+    /**
+     * {@link #reloadFrom(Supplier)}, naming the file {@code source} reads: with {@code policy.watch} above zero, the
+     * started engine looks at it that often and reloads it when it changed.
+     *
+     * @param file the policy file, or null when there is none to watch (a class-path resource)
+     */
+    public void reloadFrom(Supplier<QosPolicy> source, Path file) {
+        this.source = source;
+        this.file = file;
+        this.fileSeen = file == null ? null : stamp(file);
+        rewatch();
+    }
+
+    /** Schedules, reschedules or cancels the file watch for the policy in force; under {@code this}. */
+    private synchronized void rewatch() {
+        Duration every = regime.policy.watch();
+        boolean on = periodic != null && file != null && source != null && !every.isZero();
+        if (on && watch != null && every.equals(watchEvery)) {
+            return;
+        }
+        if (watch != null) {
+            watch.cancel();
+            watch = null;
+            watchEvery = null;
+        }
+        if (on) {
+            watchEvery = every;
+            watch = periodic.schedule(this::checkFile, every);
+        }
+    }
+
+    /** One look at the policy file: reloads it when its modification time or size changed since the last look. */
+    private void checkFile() {
+        Path f = file;
+        if (f == null) {
+            return;
+        }
+        String now = stamp(f);
+        if (now.equals(fileSeen)) {
+            return;
+        }
+        fileSeen = now;
+        try {
+            reloadPolicy();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "servlet-qos: " + f + " changed but was not reloaded, the policy in "
+                    + "force stays: " + e.getMessage());
+        }
+    }
+
+    /** What the file looks like, to notice a change: its modification time and size, or that it is missing. */
+    private static String stamp(Path f) {
+        try {
+            return Files.getLastModifiedTime(f) + " " + Files.size(f);
+        } catch (IOException e) {
+            return "missing";
+        }
+    }
+
+    /** Whether {@link #reloadPolicy()} has somewhere to read the policy from. */
+    public boolean reloadable() {
+        return source != null;
+    }
+
+    /**
+     * Reads the policy again from where the adapter read it ({@link #reloadFrom}) and puts it in force with
+     * {@link #reload}. A policy that does not parse or validate changes nothing.
+     *
+     * @return the policy now in force
+     * @throws PolicyException       if the policy does not parse or validate, or changes what cannot change while
+     *                               running; the message names the key and the value, and the old policy stays
+     * @throws IllegalStateException if the engine was built from a policy object and has nowhere to read it from
+     */
+    public QosPolicy reloadPolicy() {
+        Supplier<QosPolicy> s = source;
+        if (s == null) {
+            throw new IllegalStateException("this engine was built from a policy object, not read from a file: "
+                    + "there is nothing to reload it from (change it with the settings, or build a new engine)");
+        }
+        QosPolicy next = s.get();
+        reload(next);
+        return next;
+    }
+
+    /**
+     * Puts a new policy in force, whole and at once: its classes (content levels included), rules (credentials and
+     * request rules), scheduling, borrowing, refusals, caps ({@code admission.max-per-session},
+     * {@code admission.max-queued-per-address}), token-bucket rules, virtual servers and their plan, content trees,
+     * control settings (the control loop rebuilds its laws, the degradation law included, from the next period)
+     * and the settings it starts with (which replace an operator's or the controller's; but a class that stays with
+     * the same number of content levels keeps its live level, and a token-bucket rule that stays the same keeps its
+     * live rate). Requests waiting
+     * keep their place in their class's queue; the waiting requests of a class the new policy no longer has join
+     * its default class's queue in arrival order and are served under that class's rules (its maximum wait and
+     * delay target from now), never dropped; its running requests finish and count as the default class's, and its
+     * admitted sessions go on in the default class. Guaranteed requests keep their place in the guaranteed queue; a
+     * waiting request keeps its content level, lowered to its class's levels if these are fewer now. Counters go on
+     * (each class's still reconcile), and so do each session's requests in flight and each address's waiting
+     * requests under the caps. The signing keys, the cookies and the session table cannot change while running: a
+     * policy that changes them is refused.
+     *
+     * @throws PolicyException if the policy changes a key that cannot change while running, or its control settings
+     *                         do not fit its classes; nothing changes then
+     */
+    public void reload(QosPolicy next) {
+        if (next == null) {
+            throw new NullPointerException("policy");
+        }
+        Settings initial = initialSettings(next);
+        synchronized (control) {
+            Regime old = regime;
+            checkFixed(old.policy, next);
+            try {
+                initial.control().check(next.classes().size());
+            } catch (IllegalArgumentException e) {
+                throw e instanceof PolicyException p ? p : new PolicyException(e.getMessage());
+            }
+            Regime r = old.next(next, new Classifier(next, tierCookies, old.classifier));
+            Settings applied = scheduler.reload(r, initial);
+            sessions.reloaded(r);
+            regime = r;
+            control.reloaded(applied);
+            int t = threads;
+            if (t > 0) {
+                fitToThreads(t);
+            }
+        }
+        rewatch();
+        warnOfRequestRulesThatChangeNothing(next);
+        LOG.log(System.Logger.Level.INFO, "servlet-qos: policy reloaded: classes "
+                + next.classes().stream().map(ClassPolicy::name).toList());
+        for (Consumer<QosPolicy> l : reloadListeners) {
+            try {
+                l.accept(next);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "servlet-qos: a policy reload listener failed", e);
+            }
+        }
+    }
+
+    /** The keys a running engine cannot take from a reloaded policy: they are in cookies already issued. */
+    private static void checkFixed(QosPolicy was, QosPolicy next) {
+        fixed("tier-cookie.name", was.tierCookieName(), next.tierCookieName());
+        if (!was.signingKeys().equals(next.signingKeys())) {
+            throw new PolicyException("tier-cookie.secret", "(hidden)", "cannot change while running (cookies "
+                    + "signed with it are out); restart the application to change the signing keys");
+        }
+        fixed("tier-cookie.max-age", was.tierCookieMaxAge(), next.tierCookieMaxAge());
+        fixed("tier-cookie.secure", was.tierCookieSecure(), next.tierCookieSecure());
+        fixed("session-cookie.name", was.sessionCookieName(), next.sessionCookieName());
+        fixed("session-cookie.max-age", was.sessionMaxAge(), next.sessionMaxAge());
+        fixed("session-cookie.secure", was.sessionCookieSecure(), next.sessionCookieSecure());
+        fixed("session-table.max-entries", was.sessionTableMaxEntries(), next.sessionTableMaxEntries());
+        fixed("session-table.idle-timeout", was.sessionIdleTimeout(), next.sessionIdleTimeout());
+    }
+
+    private static void fixed(String key, Object was, Object next) {
+        if (!was.equals(next)) {
+            throw new PolicyException(key, String.valueOf(next), "cannot change while running (it is " + was
+                    + "); restart the application to change it");
+        }
+    }
+
+    /**
+     * Calls {@code listener} with the new policy after every {@link #reload} (the JMX beans and the meters follow
+     * the classes with it), outside the engine's locks.
+     *
+     * @return closing it removes the listener
+     */
+    public AutoCloseable onReload(Consumer<QosPolicy> listener) {
+        reloadListeners.add(java.util.Objects.requireNonNull(listener));
+        return () -> reloadListeners.remove(listener);
     }
 
     /** The engine's clock. */
@@ -455,6 +686,7 @@ public final class QosEngine {
     }
 
     private int index(String serviceClass) {
+        QosPolicy policy = regime.policy;
         int i = policy.classIndex(serviceClass);
         if (i < 0) {
             throw new IllegalArgumentException("no service class \"" + serviceClass + "\"; classes are "

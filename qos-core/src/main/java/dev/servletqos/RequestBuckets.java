@@ -12,10 +12,15 @@ import java.util.List;
  * matches, in the policy's order (by name), decides. The rates are live settings ({@link Settings#buckets()}),
  * put in force by the scheduler when settings are applied; the depths are fixed. Thread-safe: each bucket is
  * guarded by its own lock, held for a few field updates.
+ *
+ * <p>A reloaded policy gets new buckets ({@link #RequestBuckets(QosPolicy, RequestBuckets)}): a bucket whose name
+ * and rule stay is carried over whole (its tokens and counters, and the scheduler keeps its live rate), one whose
+ * rule changed starts full at the new policy's rate with its counters carried on, a new one starts full.
  */
 final class RequestBuckets {
 
     private static final class Bucket {
+        final BucketPolicy policy;
         final String name;
         final ValueMatcher paths;
         final String cookieName;
@@ -25,6 +30,7 @@ final class RequestBuckets {
         long refused;
 
         Bucket(BucketPolicy p) {
+            this.policy = p;
             this.name = p.name();
             this.paths = p.pathMatcher();
             this.cookieName = p.cookieName();
@@ -44,11 +50,44 @@ final class RequestBuckets {
     private final Bucket[] buckets;
 
     RequestBuckets(QosPolicy policy) {
+        this(policy, null);
+    }
+
+    /** The buckets of a reloaded policy, carried over by name from {@code previous} (null: none). */
+    RequestBuckets(QosPolicy policy, RequestBuckets previous) {
         List<BucketPolicy> list = policy.buckets();
         this.buckets = new Bucket[list.size()];
         for (int i = 0; i < buckets.length; i++) {
-            buckets[i] = new Bucket(list.get(i));
+            BucketPolicy p = list.get(i);
+            Bucket was = previous == null ? null : previous.named(p.name());
+            if (was != null && was.policy.equals(p)) {
+                buckets[i] = was;
+                continue;
+            }
+            Bucket b = new Bucket(p);
+            if (was != null) {
+                synchronized (was) {
+                    b.hits = was.hits;
+                    b.refused = was.refused;
+                }
+            }
+            buckets[i] = b;
         }
+    }
+
+    private Bucket named(String name) {
+        for (Bucket b : buckets) {
+            if (b.name.equals(name)) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    /** Whether this set has a bucket of that name with the same rule as {@code p}. */
+    boolean keeps(BucketPolicy p) {
+        Bucket b = named(p.name());
+        return b != null && b.policy.equals(p);
     }
 
     /** The settings a policy's buckets start with. */

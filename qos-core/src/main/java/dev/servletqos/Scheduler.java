@@ -37,25 +37,29 @@ final class Scheduler {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Clock clock;
-    private final Scheduling scheduling;
-    private final SchedulingPolicy policy;
-    private final boolean borrowing;
-    private final Lane[] lanes;
-    private final AdmissionStep.Rejections rejections;
-    private final int reserves;
-    /** The policy, for the buckets' fixed minimums and depths before the first settings. */
-    private final QosPolicy policyBuckets;
-    /** The token-bucket rules; their rates are put in force with the settings. */
-    final RequestBuckets buckets;
-    /** The virtual servers; their guaranteed responses' bytes are counted at completion. */
-    final VirtualServers hosts;
+    // what the policy decides; replaced together, under the lock, when the policy is reloaded (reload)
+    private Scheduling scheduling;
+    private SchedulingPolicy policy;
+    private boolean borrowing;
+    /** The lanes, highest priority first; the array is replaced, never changed, so it may be read without the lock. */
+    private volatile Lane[] lanes;
+    private volatile AdmissionStep.Rejections rejections;
+    private int reserves;
+    /**
+     * The generation of the policy in force ({@link Regime}), to carry class indexes of an earlier one over; its
+     * token-bucket rules (their rates are put in force with the settings) and its virtual servers.
+     */
+    private Regime regime;
     /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
     private Ticket guaranteedHead;
     private Ticket guaranteedTail;
     /** {@code admission.max-per-session} and {@code admission.max-queued-per-address}; 0 = no limit. */
-    private final int maxPerSession;
-    private final int maxQueuedPerAddress;
-    /** Requests waiting now per client address (only while the limit is on); guarded by the lock. */
+    private int maxPerSession;
+    private int maxQueuedPerAddress;
+    /**
+     * Requests waiting now per client address (those that entered while the limit was on: each is counted once
+     * and uncounted once, across reloads too); guarded by the lock.
+     */
     private final Map<String, int[]> queuedByAddress = new HashMap<>();
 
     private volatile Settings settings;
@@ -72,16 +76,26 @@ final class Scheduler {
     /** One class's queue, budget, bucket and counters; guarded by the lock. */
     static final class Lane {
         final String name;
-        final int index;
-        final int reserve;
-        final int weight;
-        final int maxQueue;
-        final long maxWaitNanos;
-        final int totalQueuedTrigger;
-        final int higherQueuedTrigger;
+        // the class's policy: set at creation and when the policy is reloaded (configure)
+        int index;
+        int reserve;
+        int weight;
+        int maxQueue;
+        /** Read without the lock by {@link Ticket#maxWaitNanos()}. */
+        volatile long maxWaitNanos;
+        int totalQueuedTrigger;
+        int higherQueuedTrigger;
         final TokenBucket sessions;
-        /** The class's content levels M (fixed by the policy). */
-        final int levels;
+        /**
+         * Where this lane's requests went when a reloaded policy removed its class (the default class's lane), else
+         * null: a request still running here gives its permit back there.
+         */
+        Lane successor;
+        /**
+         * The class's content levels M (the policy's; a reload may change them). Read without the lock by
+         * {@link Ticket#levels()}.
+         */
+        volatile int levels;
         /** Copies of the settings in force that the request path reads. */
         int budget;
         long delayTargetNanos;
@@ -104,8 +118,11 @@ final class Scheduler {
         long sessionsRefusedRate;
         /** New sessions refused because their content level was 0. */
         long sessionsRefusedLevel;
-        /** Completed requests by the content level they were served at, 0..M (0 stays 0: never served). */
-        final long[] completedByLevel;
+        /**
+         * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
+         * that ran at a level above M (a reload lowered M meanwhile) counts at M.
+         */
+        long[] completedByLevel;
         long sessionLimited;
         long addressLimited;
         long borrowedGrants;
@@ -124,6 +141,12 @@ final class Scheduler {
 
         Lane(ClassPolicy c, int index) {
             this.name = c.name();
+            this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
+            configure(c, index);
+        }
+
+        /** Takes the class's policy (a reloaded one keeps the lane, its queue and its counters). */
+        void configure(ClassPolicy c, int index) {
             this.index = index;
             this.reserve = c.capacity().reserve();
             this.weight = c.capacity().weight();
@@ -131,9 +154,27 @@ final class Scheduler {
             this.maxWaitNanos = c.queue().maxWait().toNanos();
             this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
             this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
-            this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
-            this.levels = c.content().levels();
-            this.completedByLevel = new long[levels + 1];
+            int m = c.content().levels();
+            if (completedByLevel == null) {
+                completedByLevel = new long[m + 1];
+            } else if (m != levels) {
+                // the counts stay, those above the new M count at M, so that they still add up
+                long[] by = new long[m + 1];
+                for (int i = 0; i < completedByLevel.length; i++) {
+                    by[Math.min(i, m)] += completedByLevel[i];
+                }
+                completedByLevel = by;
+            }
+            this.levels = m;
+        }
+
+        /** The lane a request of this one belongs to now: itself, or where a reload moved its requests. */
+        Lane current() {
+            Lane l = this;
+            while (l.successor != null) {
+                l = l.successor;
+            }
+            return l;
         }
 
         /** Counts one more session-rate refusal now; returns the refusals of about the last second. */
@@ -161,48 +202,49 @@ final class Scheduler {
     static final int SERVICE_SAMPLING = 8;
     private static final long NO_TIME = Long.MIN_VALUE;
 
-    Scheduler(QosPolicy policy, Settings initial, Clock clock) {
+    Scheduler(Regime regime, Settings initial, Clock clock) {
         this.clock = clock;
-        this.scheduling = policy.scheduling();
-        this.policy = SchedulingPolicy.of(scheduling);
-        this.borrowing = policy.borrowing();
+        QosPolicy policy = regime.policy;
         List<ClassPolicy> classes = policy.classes();
-        this.lanes = new Lane[classes.size()];
-        long now = clock.nanoTime();
-        int r = 0;
-        for (int i = 0; i < lanes.length; i++) {
-            lanes[i] = new Lane(classes.get(i), i);
-            r += lanes[i].reserve;
+        Lane[] l = new Lane[classes.size()];
+        for (int i = 0; i < l.length; i++) {
+            l[i] = new Lane(classes.get(i), i);
         }
-        this.reserves = r;
-        this.rejections = new AdmissionStep.Rejections(policy.rejectStatus(), policy.retryAfter());
-        this.buckets = new RequestBuckets(policy);
-        this.policyBuckets = policy;
-        this.hosts = new VirtualServers(policy);
-        this.maxPerSession = policy.maxPerSession();
-        this.maxQueuedPerAddress = policy.maxQueuedPerAddress();
+        long now = clock.nanoTime();
         lock.lock();
         try {
+            takePolicyLocked(regime, l);
             applyLocked(clampLocked(initial, Settings.Source.POLICY), now);
         } finally {
             lock.unlock();
         }
     }
 
-    String className(int index) {
-        return lanes[index].name;
+    /** Puts a policy's scheduling, borrowing, refusals and lanes in force; under the lock. */
+    private void takePolicyLocked(Regime r, Lane[] next) {
+        QosPolicy p = r.policy;
+        if (p.scheduling() != scheduling) {
+            scheduling = p.scheduling();
+            policy = SchedulingPolicy.of(scheduling);
+            for (Lane l : next) {
+                l.pass = 0; // passes of another policy mean nothing to this one
+            }
+        }
+        borrowing = p.borrowing();
+        rejections = new AdmissionStep.Rejections(p.rejectStatus(), p.retryAfter());
+        int sum = 0;
+        for (Lane l : next) {
+            sum += l.reserve;
+        }
+        reserves = sum;
+        maxPerSession = p.maxPerSession();
+        maxQueuedPerAddress = p.maxQueuedPerAddress();
+        lanes = next;
+        regime = r;
     }
 
     Rejection expiredRejection() {
         return rejections.expired();
-    }
-
-    int levels(int index) {
-        return lanes[index].levels;
-    }
-
-    long maxWaitNanos(int index) {
-        return lanes[index].maxWaitNanos;
     }
 
     /** The settings in force. */
@@ -259,46 +301,41 @@ final class Scheduler {
     }
 
     /**
-     * {@link #enter(int, int, long, int, boolean, int, Load, String, int, boolean)} for a request in its session's
-     * class, at full content, no limits, no virtual server.
-     */
-    Ticket enter(int classIndex, long now, int route, boolean newSession) {
-        return enter(classIndex, now, route, newSession, lanes[classIndex].levels);
-    }
-
-    /** The same at content level {@code level}. */
-    Ticket enter(int classIndex, long now, int route, boolean newSession, int level) {
-        return enter(classIndex, classIndex, now, route, newSession, level, null, null, -1, false);
-    }
-
-    /**
-     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known)
-     * at content level {@code level}: RUNNING, PARKED or REJECTED. The first request of a new session meets
-     * admission first (refused at level 0, else the admission steps of its session's class {@code sessionClass},
-     * in order), and the session counts as admitted only if its request is not rejected; a request of a known
-     * (admitted) session is never refused by admission, and never comes at level 0. A request that would have to
-     * wait is refused when its class's queue is full, when its session already has
+     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known) at
+     * content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of generation
+     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the
+     * class's name, and the level is lowered to the class's levels if the reload gave it fewer. The first request
+     * of a new session meets admission first (refused at level 0, else the admission steps of its session's class
+     * {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
+     * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request
+     * that would have to wait is refused when its class's queue is full, when its session already has
      * {@code admission.max-per-session} requests executing and waiting, or when
      * {@code admission.max-queued-per-address} requests from its address wait. A request of virtual server
-     * {@code host} (-1: none) within its guarantee is never refused: not by admission, not by a full queue or a
+     * {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full queue or a
      * limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves kept),
      * else waits in the guaranteed queue, which is served before every class's.
      *
      * @param load    the session's requests in flight, counted while this one is; null: not counted
      * @param address the client's address, for the per-address limit; null: not counted
      */
-    Ticket enter(int classIndex, int sessionClass, long now, int route, boolean newSession, int level, Load load,
-                 String address, int host, boolean guaranteed) {
-        Ticket t = new Ticket(this, classIndex, now, route, level);
+    Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
+                 Load load, String address, VirtualServers.Host host, boolean guaranteed) {
+        Ticket t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
         Ticket ready = null;
         lock.lock();
         try {
-            Lane lane = lanes[classIndex];
+            // an index of the policy before a reload is carried over by the class's name
+            Regime r = regime;
+            boolean same = generation == r.generation;
+            Lane lane = lanes[same ? classIndex : r.resolve(generation, classIndex)];
+            Lane sessionLane = lanes[same ? sessionClass : r.resolve(generation, sessionClass)];
+            lowerLevel(t, lane);
+            t.lane = lane;
             lane.entered++;
             ready = expireOverdueLocked(now, null);
-            decideLocked(t, lane, lanes[sessionClass], now, newSession, load, address);
+            decideLocked(t, lane, sessionLane, now, newSession, load, address);
         } finally {
             lock.unlock();
         }
@@ -323,7 +360,8 @@ final class Scheduler {
             }
             return;
         }
-        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane) : !admitLocked(t, lane, sessionLane, now))) {
+        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane)
+                : !admitLocked(t, lane, sessionLane, now))) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
@@ -414,7 +452,7 @@ final class Scheduler {
         if (t.state != State.RUNNING && t.state != State.PARKED) {
             return;
         }
-        Lane lane = lanes[t.classIndex];
+        Lane lane = t.lane;
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
         long now = parked > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0) ? clock.nanoTime()
                 : NO_TIME;
@@ -424,6 +462,10 @@ final class Scheduler {
             if (now == NO_TIME && parked > 0) {
                 now = clock.nanoTime(); // a request came to wait meanwhile: the dispatch needs the time
             }
+            // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running:
+            // the default class took its requests, and this permit)
+            lane = t.lane.current();
+            t.lane = lane;
             endedLocked(t);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
@@ -433,20 +475,21 @@ final class Scheduler {
                 } else {
                     t.state = State.COMPLETED;
                     lane.completed++;
-                    lane.completedByLevel[t.level]++;
+                    lane.completedByLevel[Math.min(t.level, lane.levels)]++;
                     if (now != NO_TIME) {
                         long took = Math.max(0, now - t.timeNanos);
                         lane.serviceNanos += took;
                         lane.serviceTimed++;
                         routeNanos[t.route] += took;
                         routeTimed[t.route]++;
-                        serviceEwmaNanos = serviceEwmaNanos == 0 ? took : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
+                        serviceEwmaNanos = serviceEwmaNanos == 0 ? took
+                                : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
                     }
                     if (bytes > 0) {
                         lane.bytes += bytes;
                     }
                     if (t.guaranteed) {
-                        hosts.delivered(t.host, bytes, now != NO_TIME ? now : clock.nanoTime());
+                        VirtualServers.delivered(t.host, bytes, now != NO_TIME ? now : clock.nanoTime());
                     }
                 }
             } else if (t.state == State.PARKED) {
@@ -474,7 +517,7 @@ final class Scheduler {
             if (t.state != State.PARKED) {
                 return false;
             }
-            Lane lane = lanes[t.classIndex];
+            Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
             unlinkLocked(t, lane);
             endedLocked(t);
@@ -513,9 +556,10 @@ final class Scheduler {
         // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
         for (Ticket h = guaranteedHead; h != null; ) {
             Ticket next = h.next;
-            Lane lane = lanes[h.classIndex];
+            Lane lane = h.lane;
             if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
                 unlinkLocked(h, lane);
+                endedLocked(h);
                 h.rejectWith(rejections.expired());
                 h.state = State.EXPIRED;
                 lane.expired++;
@@ -569,6 +613,151 @@ final class Scheduler {
     }
 
     /**
+     * Puts a reloaded policy in force, whole, under the lock: its classes (a class the old policy had keeps its
+     * lane: its queue in order, its running requests and its counters; a new class starts empty), scheduling,
+     * borrowing, refusals, and its settings, which replace the ones in force. The waiting requests of a class the
+     * policy no longer has join the default class's queue, in the order they arrived (its maximum wait and delay
+     * target apply to them from now), and its running requests count as the default class's: each moves into the
+     * default class's counters as entered there, so that every class still reconciles. Guaranteed requests keep
+     * their place in the guaranteed queue (one of a removed class changes class the same way). A waiting request
+     * keeps its content level, lowered to its class's levels if it has fewer now. The new policy's token-bucket
+     * rules and virtual servers (carried over by name, see {@link Regime}), {@code admission.max-per-session} and
+     * {@code admission.max-queued-per-address} apply from now; each session's requests in flight and each
+     * address's waiting requests stay counted as they were (a request counted under the per-address limit is
+     * uncounted when it stops waiting, whatever the limit is then). A class's live content level stays when the
+     * class stays with as many levels, a bucket's live rate when its rule stays the same ({@link #keepLiveLocked});
+     * everything else is the new policy's. Then one dispatch.
+     *
+     * @return the settings now in force
+     */
+    Settings reload(Regime next, Settings initial) {
+        Ticket ready;
+        Settings applied;
+        long now = clock.nanoTime();
+        lock.lock();
+        try {
+            List<ClassPolicy> classes = next.policy.classes();
+            java.util.Map<String, Lane> old = new java.util.LinkedHashMap<>();
+            for (Lane l : lanes) {
+                old.put(l.name, l);
+            }
+            Lane[] fresh = new Lane[classes.size()];
+            for (int i = 0; i < fresh.length; i++) {
+                Lane l = old.remove(classes.get(i).name());
+                if (l == null) {
+                    l = new Lane(classes.get(i), i);
+                } else {
+                    l.configure(classes.get(i), i);
+                }
+                fresh[i] = l;
+            }
+            Lane target = fresh[next.defaultIndex];
+            for (Lane gone : old.values()) {
+                moveLocked(gone, target);
+            }
+            initial = keepLiveLocked(initial, next);
+            takePolicyLocked(next, fresh);
+            // a waiting request keeps the content level it was given, within its class's levels now
+            for (Lane l : fresh) {
+                for (Ticket t = l.head; t != null; t = t.next) {
+                    lowerLevel(t, l);
+                }
+            }
+            for (Ticket g = guaranteedHead; g != null; g = g.next) {
+                lowerLevel(g, g.lane);
+            }
+            // the caller checked the settings against the policy, so the clamp cannot refuse them
+            applied = clampLocked(initial, Settings.Source.POLICY);
+            applyLocked(applied, now, true); // every bucket takes the new policy's rate
+            ready = expireOverdueLocked(now, null);
+            ready = dispatchLocked(ready, now);
+        } finally {
+            lock.unlock();
+        }
+        notifyAll(ready);
+        return applied;
+    }
+
+    /**
+     * The reloaded policy's settings with what stays live kept from the settings in force: a class's content level
+     * when the class stays with the same number of levels, a token-bucket rule's rate when the rule stays the same
+     * (same name, paths or cookie, rate, minimum and depth); everything else is the new policy's.
+     */
+    private Settings keepLiveLocked(Settings initial, Regime next) {
+        Settings was = settings;
+        Settings out = initial;
+        for (int i = 0; i < out.classes().size(); i++) {
+            Settings.ClassSettings c = out.get(i);
+            for (Settings.ClassSettings w : was.classes()) {
+                if (w.name().equals(c.name()) && w.levels() == c.levels()) {
+                    out = out.withClass(i, c.withLevel(w.level()));
+                }
+            }
+        }
+        List<dev.servletqos.policy.BucketPolicy> rules = next.policy.buckets();
+        for (int i = 0; i < rules.size(); i++) {
+            int k = was.bucketIndex(rules.get(i).name());
+            if (k >= 0 && regime.buckets.keeps(rules.get(i))) {
+                out = out.withBucketRate(i, was.buckets().get(k).rate());
+            }
+        }
+        return out;
+    }
+
+    private static void lowerLevel(Ticket t, Lane l) {
+        if (t.level > l.levels) {
+            t.level = (byte) l.levels;
+        }
+    }
+
+    /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
+    private void moveLocked(Lane gone, Lane target) {
+        boolean wasIdle = target.head == null;
+        Ticket a = target.head;
+        Ticket b = gone.head;
+        Ticket head = null;
+        Ticket tail = null;
+        while (a != null || b != null) {
+            Ticket t;
+            if (b == null || (a != null && a.enteredNanos - b.enteredNanos <= 0)) {
+                t = a;
+                a = a.next;
+            } else {
+                t = b;
+                b = b.next;
+                t.lane = target;
+            }
+            t.prev = tail;
+            t.next = null;
+            if (tail == null) {
+                head = t;
+            } else {
+                tail.next = t;
+            }
+            tail = t;
+        }
+        target.head = head;
+        target.tail = tail;
+        // the guaranteed queue keeps its order: its tickets of the removed class only change class
+        for (Ticket g = guaranteedHead; g != null; g = g.next) {
+            if (g.lane == gone) {
+                g.lane = target;
+            }
+        }
+        target.queued += gone.queued;
+        target.executing += gone.executing;
+        target.entered += gone.queued + gone.executing;
+        gone.head = null;
+        gone.tail = null;
+        gone.queued = 0;
+        gone.executing = 0;
+        gone.successor = target;
+        if (wasIdle && target.head != null) {
+            policy.becameBusy(target);
+        }
+    }
+
+    /**
      * The one place settings are clamped: the ceiling to {@code max(1, sum of reserves)..100000} (raised to an
      * operator's max-executing, never to the controller's), max-executing
      * to {@code max(1, sum of reserves)..ceiling}, each
@@ -604,7 +793,7 @@ final class Scheduler {
             Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero() ? Duration.ofNanos(1)
                     : c.delayTarget();
             int levels = lanes[i].levels;
-            double level = Double.isNaN(c.level()) ? (settings == null ? levels : settings.get(i).level())
+            double level = Double.isNaN(c.level()) ? levelInForce(i, levels)
                     : Math.max(0, Math.min(levels, c.level()));
             cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target, levels, level);
         }
@@ -618,9 +807,31 @@ final class Scheduler {
      * Bucket rates: at least the bucket's minimum (and {@value #LEAST_BUCKET_RATE}/s), at most 1e9; a rate that
      * is not a number keeps the one in force; minimum and depth stay as the policy gave them.
      */
+    /** The rate in force of bucket {@code i} of the policy in force ({@code was}: its initial settings). */
+    private double bucketRateInForce(int i, Settings.BucketSettings was) {
+        Settings s = settings;
+        if (s != null && i < s.buckets().size() && s.buckets().get(i).name().equals(was.name())) {
+            return s.buckets().get(i).rate();
+        }
+        return was.rate();
+    }
+
+    /**
+     * The live level in force of class {@code i} of the policy in force, or its {@code levels} (full content) when
+     * the settings in force are another policy's and had no class of its name with as many levels.
+     */
+    private double levelInForce(int i, int levels) {
+        Settings s = settings;
+        if (s == null || i >= s.classes().size()) {
+            return levels;
+        }
+        Settings.ClassSettings c = s.get(i);
+        return c.name().equals(lanes[i].name) && c.levels() == levels ? c.level() : levels;
+    }
+
     private List<Settings.BucketSettings> clampBuckets(List<Settings.BucketSettings> proposed) {
-        List<Settings.BucketSettings> fixed = settings != null ? settings.buckets()
-                : RequestBuckets.initial(policyBuckets);
+        // names, minimums and depths are the policy's (a reloaded one's once it is in force)
+        List<Settings.BucketSettings> fixed = RequestBuckets.initial(regime.policy);
         if (proposed.size() != fixed.size()) {
             throw new IllegalArgumentException(proposed.size() + " buckets in the settings, the engine has "
                     + fixed.size());
@@ -633,7 +844,7 @@ final class Scheduler {
                 throw new IllegalArgumentException("bucket " + i + " of the settings is " + b.name()
                         + ", the engine's is " + was.name());
             }
-            double rate = Double.isNaN(b.rate()) ? was.rate() : b.rate();
+            double rate = Double.isNaN(b.rate()) ? bucketRateInForce(i, was) : b.rate();
             rate = Math.max(Math.max(was.minRate(), LEAST_BUCKET_RATE), Math.min(1e9, rate));
             out.add(new Settings.BucketSettings(was.name(), rate, was.minRate(), was.depth()));
         }
@@ -645,7 +856,12 @@ final class Scheduler {
     }
 
     private void applyLocked(Settings s, long now) {
-        Settings old = settings;
+        applyLocked(s, now, false);
+    }
+
+    /** Puts clamped settings in force; {@code reconfigure}: every session bucket anew (a reloaded policy). */
+    private void applyLocked(Settings s, long now, boolean reconfigure) {
+        Settings old = reconfigure ? null : settings;
         maxExecuting = s.maxExecuting();
         autoAdmission = s.control().admission() == dev.servletqos.policy.ControlPolicy.Admission.AUTO;
         for (int i = 0; i < lanes.length; i++) {
@@ -653,12 +869,13 @@ final class Scheduler {
             Settings.ClassSettings c = s.get(i);
             l.budget = c.budget();
             l.delayTargetNanos = c.delayTarget().toNanos();
-            Settings.ClassSettings was = old == null ? null : old.get(i);
+            Settings.ClassSettings was = old == null || old.classes().size() <= i || !old.get(i).name().equals(l.name)
+                    ? null : old.get(i);
             if (was == null || was.sessionRate() != c.sessionRate() || was.sessionBurst() != c.sessionBurst()) {
                 l.sessions.configure(c.sessionRate(), c.sessionBurst(), now);
             }
         }
-        buckets.configure(s.buckets(), now);
+        regime.buckets.configure(s.buckets(), now);
         settings = s;
     }
 
@@ -774,7 +991,7 @@ final class Scheduler {
     private Ticket dispatchLocked(Ticket ready, long now) {
         while (parked > 0 && executing < maxExecuting) {
             Ticket t = startableGuaranteed();
-            Lane lane = t != null ? lanes[t.classIndex] : null;
+            Lane lane = t != null ? t.lane : null;
             if (lane == null) {
                 lane = autoAdmission ? overdue(now) : null;
                 if (lane == null) {
@@ -805,7 +1022,7 @@ final class Scheduler {
      */
     private Ticket startableGuaranteed() {
         for (Ticket g = guaranteedHead; g != null; g = g.next) {
-            if (canStart(lanes[g.classIndex], true)) {
+            if (canStart(g.lane, true)) {
                 return g;
             }
         }
@@ -883,8 +1100,8 @@ final class Scheduler {
         try {
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
-                stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight, l.executing,
-                        Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
+                stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight,
+                        l.executing, Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
                         l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
                         l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
@@ -893,7 +1110,8 @@ final class Scheduler {
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
-                    new EngineSnapshot.Routes(routeTimed, routeNanos), buckets.stats(), hosts.stats());
+                    new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(),
+                    regime.hosts.stats());
         } finally {
             lock.unlock();
         }

@@ -24,15 +24,17 @@ final class SessionTable {
     static final long ENTRY_BYTES = 512;
 
     /**
-     * An admitted session: its class, its id, until when the cookie the client holds is valid (seconds since the
-     * epoch), and its requests in flight (shared with the entries of its renewed cookies).
+     * An admitted session: its class (an index of the policy's generation {@code generation}, see {@link Regime}),
+     * its id, until when the cookie the client holds is valid (seconds since the epoch), and its requests in flight
+     * (shared with the entries of its renewed cookies; a reload leaves it as it is).
      */
-    record Session(int classIndex, String id, long admittedUntil, Scheduler.Load load) {
+    record Session(int classIndex, int generation, String id, long admittedUntil, Scheduler.Load load) {
     }
 
     private final Cache<String, Session> sessions;
     private final SessionCookies cookies;
-    private final QosPolicy policy;
+    /** The policy's classes now; replaced when the policy is reloaded. */
+    private volatile Regime regime;
     private final Clock clock;
     private final long maxAgeSeconds;
     private final LongAdder[] cookieResults = Classifier.newAdders(TierCookies.Verified.Status.values().length);
@@ -43,7 +45,7 @@ final class SessionTable {
      */
     SessionTable(QosPolicy policy, SessionCookies cookies, Clock clock) {
         checkFits(policy.sessionTableMaxEntries(), Runtime.getRuntime().maxMemory());
-        this.policy = policy;
+        this.regime = Regime.first(policy, null);
         this.cookies = cookies;
         this.clock = clock;
         this.maxAgeSeconds = policy.sessionMaxAge().getSeconds();
@@ -79,11 +81,12 @@ final class SessionTable {
         if (v.status() != TierCookies.Verified.Status.VALID) {
             return null;
         }
-        int c = policy.classIndex(v.serviceClass());
-        if (c < 0) {
+        Regime r = regime;
+        if (!r.has(v.serviceClass())) {
             return null;
         }
-        s = new Session(c, v.sessionId(), v.admittedUntil(), new Scheduler.Load());
+        s = new Session(r.indexOf(v.serviceClass()), r.generation, v.sessionId(), v.admittedUntil(),
+                new Scheduler.Load());
         sessions.put(cookieValue, s);
         return s;
     }
@@ -96,29 +99,39 @@ final class SessionTable {
         if (s.admittedUntil() - nowEpochSecond > maxAgeSeconds / 2) {
             return null;
         }
-        return admit(s.classIndex(), s.id(), nowEpochSecond, s.load());
+        Regime r = regime;
+        return admit(r, r.resolve(s.generation(), s.classIndex()), s.id(), nowEpochSecond, s.load());
     }
 
     /**
-     * Records a newly admitted session and returns the Set-Cookie header of its admission cookie.
+     * Records a newly admitted session of the class of that name (the default class's if a reload removed it
+     * meanwhile) and returns the Set-Cookie header of its admission cookie.
      *
      * @param load its requests in flight (its first one), or null for a new count
      */
-    String admitNew(int classIndex, Scheduler.Load load) {
-        return admit(classIndex, SessionCookies.newSessionId(), clock.epochSecond(),
-                load != null ? load : new Scheduler.Load());
+    String admitNew(String serviceClass, Scheduler.Load load) {
+        return admitNew(serviceClass, SessionCookies.newSessionId(), load);
     }
 
-    /** {@link #admitNew(int, Scheduler.Load)} with an id already drawn ({@link SessionCookies#newSessionId()}). */
-    String admitNew(int classIndex, String id, Scheduler.Load load) {
-        return admit(classIndex, id, clock.epochSecond(), load != null ? load : new Scheduler.Load());
+    /** {@link #admitNew(String, Scheduler.Load)} with an id already drawn ({@link SessionCookies#newSessionId()}). */
+    String admitNew(String serviceClass, String id, Scheduler.Load load) {
+        Regime r = regime;
+        return admit(r, r.indexOf(serviceClass), id, clock.epochSecond(), load != null ? load : new Scheduler.Load());
     }
 
-    private String admit(int classIndex, String id, long now, Scheduler.Load load) {
+    private String admit(Regime r, int classIndex, String id, long now, Scheduler.Load load) {
         long until = now + maxAgeSeconds;
-        String value = cookies.issue(policy.classes().get(classIndex).name(), id, until);
-        sessions.put(value, new Session(classIndex, id, until, load));
+        String value = cookies.issue(r.policy.classes().get(classIndex).name(), id, until);
+        sessions.put(value, new Session(classIndex, r.generation, id, until, load));
         return cookies.setCookieHeader(value, until);
+    }
+
+    /**
+     * The classes of a reloaded policy: sessions known here keep their class by name (a removed class's sessions
+     * go on in the default class); a cookie for a class the policy no longer has, not known here, is a new session.
+     */
+    void reloaded(Regime r) {
+        regime = r;
     }
 
     /** The most sessions whose table, full, takes at most half of a heap of {@code maxHeapBytes}. */

@@ -64,15 +64,22 @@ public final class Ticket {
     }
 
     final Scheduler scheduler;
-    final int classIndex;
+    /**
+     * The class's lane: set under the scheduler's lock when the ticket enters, and moved by a reload that removes
+     * the class (see {@link Scheduler#reload}).
+     */
+    Scheduler.Lane lane;
     final long enteredNanos;
     /**
      * The request's route ({@link Routes}, below {@value Routes#MAX}): whose service times its own is compared
      * with. A short and the level a byte, so that both share one four-byte slot and the ticket stays 80 bytes.
      */
     final short route;
-    /** The content level the engine decided for this request: 0 (refused new session) .. the class's levels. */
-    final byte level;
+    /**
+     * The content level the engine decided for this request: 0 (refused new session) .. the class's levels; lowered
+     * under the scheduler's lock at entry when a reload gave its class fewer levels meanwhile.
+     */
+    byte level;
 
     /** Written under the scheduler's lock, read anywhere. */
     volatile State state;
@@ -98,14 +105,16 @@ public final class Ticket {
 
     private Rejection rejection;
     private String setCookie;
-    /** The virtual server of the request ({@link VirtualServers}), or -1. */
-    int host = -1;
+    /**
+     * The virtual server of the request ({@link VirtualServers}), or null: the one of the policy it entered under,
+     * so that its bytes are counted there after a reload too.
+     */
+    VirtualServers.Host host;
     /** Within its virtual server's guarantee: never refused, started before requests that are not. */
     boolean guaranteed;
 
-    Ticket(Scheduler scheduler, int classIndex, long enteredNanos, int route, int level) {
+    Ticket(Scheduler scheduler, long enteredNanos, int route, int level) {
         this.scheduler = scheduler;
-        this.classIndex = classIndex;
         this.enteredNanos = enteredNanos;
         this.route = (short) route;
         this.level = (byte) level;
@@ -117,11 +126,12 @@ public final class Ticket {
     }
 
     /**
-     * The service class this request was classified into; null for a request a token-bucket rule refused before
-     * it was classified.
+     * The service class this request is served under: the one it was classified into, or the default class when
+     * a reloaded policy removed that one; null for a request a token-bucket rule refused before it was classified.
      */
     public String serviceClass() {
-        return classIndex < 0 ? null : scheduler.className(classIndex);
+        Scheduler.Lane l = lane;
+        return l == null ? null : l.name;
     }
 
     /** Whether the request is within its virtual server's guarantee ({@code vhost.<name>.*}). */
@@ -131,7 +141,7 @@ public final class Ticket {
 
     /** A request refused before classification (a token-bucket rule): REJECTED, in no class. */
     static Ticket refused(Scheduler scheduler, long now, Rejection r) {
-        Ticket t = new Ticket(scheduler, -1, now, 0, 0);
+        Ticket t = new Ticket(scheduler, now, 0, 0);
         t.rejectWith(r);
         t.state = State.REJECTED;
         return t;
@@ -152,7 +162,8 @@ public final class Ticket {
 
     /** The number of content levels of this request's class ({@code class.<name>.levels}): full content's level. */
     public int levels() {
-        return scheduler.levels(classIndex);
+        Scheduler.Lane l = lane;
+        return l == null ? 0 : l.levels;
     }
 
     /**
@@ -187,7 +198,7 @@ public final class Ticket {
 
     /** How long a parked ticket may wait before the engine expires it, in nanoseconds. */
     public long maxWaitNanos() {
-        return scheduler.maxWaitNanos(classIndex);
+        return lane.maxWaitNanos;
     }
 
     /**

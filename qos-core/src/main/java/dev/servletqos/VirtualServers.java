@@ -14,10 +14,17 @@ import java.util.List;
  * is not used up. The scheduler never refuses a guaranteed request (neither admission nor the token-bucket
  * rules nor a full queue) and starts it before any request that is not guaranteed; the excess of a virtual
  * server is served like any other request. Thread-safe: one lock per virtual server.
+ *
+ * <p>A reloaded policy gets new virtual servers ({@link #VirtualServers(QosPolicy, VirtualServers)}): one whose
+ * name and settings stay is carried over whole (its tokens, byte credit and counters), one whose settings changed
+ * starts full with its counters carried on, a new one starts full. A request keeps the virtual server it entered
+ * under ({@link Host}), so its response's bytes are counted there.
  */
 final class VirtualServers {
 
-    private static final class Host {
+    /** One virtual server; a request holds the one it entered under. */
+    static final class Host {
+        final VirtualServerPolicy policy;
         final String name;
         final ValueMatcher hosts;
         final TokenBucket requests;
@@ -31,6 +38,7 @@ final class VirtualServers {
         long guaranteedBytes;
 
         Host(VirtualServerPolicy p) {
+            this.policy = p;
             this.name = p.name();
             this.hosts = p.hostMatcher();
             this.requests = new TokenBucket(p.rmax(), (int) Math.max(1, Math.min(1_000_000, Math.ceil(p.rmax()))));
@@ -56,30 +64,57 @@ final class VirtualServers {
     private final Host[] hosts;
 
     VirtualServers(QosPolicy policy) {
+        this(policy, null);
+    }
+
+    /** The virtual servers of a reloaded policy, carried over by name from {@code previous} (null: none). */
+    VirtualServers(QosPolicy policy, VirtualServers previous) {
         List<VirtualServerPolicy> list = policy.virtualServers();
         this.hosts = new Host[list.size()];
         for (int i = 0; i < hosts.length; i++) {
-            hosts[i] = new Host(list.get(i));
+            VirtualServerPolicy p = list.get(i);
+            Host was = previous == null ? null : previous.named(p.name());
+            if (was != null && was.policy.equals(p)) {
+                hosts[i] = was;
+                continue;
+            }
+            Host h = new Host(p);
+            if (was != null) {
+                synchronized (was) {
+                    h.seen = was.seen;
+                    h.guaranteed = was.guaranteed;
+                    h.guaranteedBytes = was.guaranteedBytes;
+                }
+            }
+            hosts[i] = h;
         }
+    }
+
+    private Host named(String name) {
+        for (Host h : hosts) {
+            if (h.name.equals(name)) {
+                return h;
+            }
+        }
+        return null;
     }
 
     boolean isEmpty() {
         return hosts.length == 0;
     }
 
-    /** The virtual server serving {@code host} (the first whose names match), or -1. */
-    int of(String host) {
-        for (int i = 0; i < hosts.length; i++) {
-            if (hosts[i].hosts.matches(host)) {
-                return i;
+    /** The virtual server serving {@code host} (the first whose names match), or null. */
+    Host of(String host) {
+        for (Host h : hosts) {
+            if (h.hosts.matches(host)) {
+                return h;
             }
         }
-        return -1;
+        return null;
     }
 
-    /** Counts a request of virtual server {@code i}; whether it is within the guarantee (it takes a token). */
-    boolean take(int i, long now) {
-        Host h = hosts[i];
+    /** Counts a request of virtual server {@code h}; whether it is within the guarantee (it takes a token). */
+    static boolean take(Host h, long now) {
         synchronized (h) {
             h.seen++;
             h.refillBytes(now);
@@ -92,12 +127,11 @@ final class VirtualServers {
         }
     }
 
-    /** A guaranteed request of virtual server {@code i} sent {@code bytes} (negative: unknown). */
-    void delivered(int i, long bytes, long now) {
+    /** A guaranteed request of virtual server {@code h} sent {@code bytes} (negative: unknown). */
+    static void delivered(Host h, long bytes, long now) {
         if (bytes <= 0) {
             return;
         }
-        Host h = hosts[i];
         synchronized (h) {
             h.refillBytes(now);
             h.byteCredit -= bytes;

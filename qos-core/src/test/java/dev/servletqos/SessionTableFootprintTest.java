@@ -41,7 +41,7 @@ class SessionTableFootprintTest {
         long before = usedHeapAfterGc();
         SessionTable table = new SessionTable(policy, cookies, clock);
         for (int i = 0; i < ENTRIES; i++) {
-            table.admitNew(0, null);
+            table.admitNew("basic", null);
         }
         long after = usedHeapAfterGc();
         long size = table.size();

@@ -150,6 +150,11 @@ public final class IdentificationLaw implements ObservableLaw {
         return new IdentificationReport(model, identifier.rSquared(), samples, GainDesigner.design(model));
     }
 
+    /** Regression rows so far (a period without a measurement is a gap, not a row). */
+    public int samples() {
+        return identifier.samples();
+    }
+
     @Override
     public List<LoopReading> readings() {
         return readings;

@@ -85,6 +85,18 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
     }
 
     /**
+     * The class's counters in the earlier snapshot: by position, or by name when a reloaded policy changed the
+     * classes between the two; a class that was not there yet counts from {@code later} (nothing happened).
+     */
+    private static ClassStats earlierOf(EngineSnapshot earlier, int i, ClassStats later) {
+        if (i < earlier.classes().size() && earlier.classes().get(i).name().equals(later.name())) {
+            return earlier.classes().get(i);
+        }
+        ClassStats byName = earlier.get(later.name());
+        return byName != null ? byName : later;
+    }
+
+    /**
      * The period between two snapshots of one engine: counters become rates over the time between them,
      * waits and service times become means over the requests granted or completed in between.
      *
@@ -97,7 +109,7 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
         List<ClassSample> classes = new ArrayList<>(later.classes().size());
         for (int i = 0; i < later.classes().size(); i++) {
             ClassStats b = later.classes().get(i);
-            ClassStats a = earlier.classes().get(i);
+            ClassStats a = earlierOf(earlier, i, b);
             long grants = b.grants() - a.grants();
             long completed = b.completed() - a.completed();
             long refused = b.rejected() + b.expired() + b.cancelled() - a.rejected() - a.expired() - a.cancelled();

@@ -7,7 +7,8 @@ import javax.management.ConstructorParameters;
 /**
  * One service class's counters at one instant, as JMX shows them (a {@code CompositeData} to a client): taken
  * from the engine's snapshot, so that they add up, {@code entered = completed + declined + rejected + expired +
- * cancelled + executing + queued}. Counts are since the engine started. Immutable.
+ * cancelled + executing + queued}. Counts are since the engine started, or since the operator's last
+ * {@code resetStatistics} (a baseline the beans subtract; the engine's counters are not touched). Immutable.
  */
 public final class ClassStatistics {
 
@@ -59,14 +60,57 @@ public final class ClassStatistics {
         this.p95WaitMillis = p95WaitMillis;
     }
 
-    /** The statistics of one class of a snapshot. */
+    /** The statistics of one class of a snapshot, since the engine started. */
     public static ClassStatistics of(ClassStats c) {
-        WaitHistogram waits = WaitHistogram.of(c.waitBuckets());
+        return since(c, null);
+    }
+
+    /**
+     * The statistics of one class of a snapshot since {@code base}, an earlier snapshot of the same class (null:
+     * since the engine started): each count less the base's, the waits of the permits granted since. Requests in
+     * flight at the base count as entered after it, so that the counts still add up.
+     */
+    static ClassStatistics since(ClassStats c, ClassStats base) {
+        long[] buckets = c.waitBuckets();
+        long grants = c.grants();
+        long waitNanos = c.waitNanos();
+        long entered = c.entered();
+        long completed = c.completed();
+        long declined = c.declined();
+        long rejected = c.rejected();
+        long expired = c.expired();
+        long cancelled = c.cancelled();
+        long queueFull = c.queueFull();
+        long admitted = c.sessionsAdmitted();
+        long refusedQueued = c.sessionsRefusedQueued();
+        long refusedRate = c.sessionsRefusedRate();
+        long sessionLimited = c.sessionLimited();
+        long addressLimited = c.addressLimited();
+        if (base != null) {
+            for (int i = 0; i < buckets.length; i++) {
+                buckets[i] -= base.waitBucket(i);
+            }
+            grants -= base.grants();
+            waitNanos -= base.waitNanos();
+            entered -= base.entered() - base.inFlight();
+            completed -= base.completed();
+            declined -= base.declined();
+            rejected -= base.rejected();
+            expired -= base.expired();
+            cancelled -= base.cancelled();
+            queueFull -= base.queueFull();
+            admitted -= base.sessionsAdmitted();
+            refusedQueued -= base.sessionsRefusedQueued();
+            refusedRate -= base.sessionsRefusedRate();
+            sessionLimited -= base.sessionLimited();
+            addressLimited -= base.addressLimited();
+        }
+        WaitHistogram waits = WaitHistogram.of(buckets);
         double p95 = waits.count() == 0 ? 0 : waits.quantile(0.95) * 1e3;
-        return new ClassStatistics(c.name(), c.budget(), c.executing(), c.borrowed(), c.queued(), c.entered(),
-                c.completed(), c.declined(), c.rejected(), c.expired(), c.cancelled(), c.queueFull(),
-                c.sessionsAdmitted(), c.sessionsRefusedQueued(), c.sessionsRefusedRate(), c.sessionLimited(),
-                c.addressLimited(), c.meanWaitNanos() / 1e6, p95);
+        double mean = grants == 0 ? 0 : (double) waitNanos / grants / 1e6;
+        return new ClassStatistics(c.name(), c.budget(), c.executing(), c.borrowed(), c.queued(), entered,
+                completed, declined, rejected, expired, cancelled, queueFull, admitted, refusedQueued, refusedRate,
+                sessionLimited, addressLimited, mean, p95);
     }
 
     /** The class. */

@@ -2,10 +2,13 @@ package dev.servletqos.jmx;
 
 import dev.servletqos.ControlStatus;
 import dev.servletqos.QosEngine;
+import dev.servletqos.Settings;
+import dev.servletqos.control.IdentificationLaw;
 import dev.servletqos.control.UtilizationStatus;
 import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
@@ -40,12 +43,25 @@ final class ControllerBean implements QosControllerMXBean {
             Map.entry("Failures", "Periods whose sample or law failed; the last good settings stayed in force"),
             Map.entry("LastFailure", "The last failure's message, or null"),
             Map.entry("Readings", "Each class's last period: reference, measured, error, output, applied, "
-                    + "saturated periods"));
+                    + "saturated periods"),
+            Map.entry("Identification", "The identification started here, running or the last one: the model "
+                    + "fitted so far, its R^2 and the gains proposed for it; null before the first"),
+            Map.entry("startAbsoluteIdentification", "Excites one class's budget between two budgets each period "
+                    + "and fits its delay (paper 001); the mode's law pauses until stopIdentification"),
+            Map.entry("startRelativeIdentification", "Excites the budget ratio of a class and the next lower one "
+                    + "between two ratios each period and fits their delay ratio; the mode's law pauses until "
+                    + "stopIdentification"),
+            Map.entry("stopIdentification", "Ends the identification, puts back the budgets in force when it "
+                    + "started, and returns what it found"));
 
     private static final long MIN_PERIOD_MILLIS = 100;
     private static final long MAX_PERIOD_MILLIS = 60_000;
+    /** The excitation's seed: the same sequence on every run, so that two runs are comparable. */
+    private static final long SEED = 42;
 
     private final QosEngine engine;
+    /** The identification started here, running or the last one; guarded by this. */
+    private Identification identification;
 
     ControllerBean(QosEngine engine) {
         this.engine = engine;
@@ -269,5 +285,90 @@ final class ControllerBean implements QosControllerMXBean {
     public ControlReading[] getReadings() {
         ControlStatus s = engine.controlStatus();
         return s.classes().stream().map(ControlReading::of).toArray(ControlReading[]::new);
+    }
+
+    @Override
+    public synchronized IdentificationSummary getIdentification() {
+        return identification == null ? null : identification.summary();
+    }
+
+    @Override
+    public synchronized void startAbsoluteIdentification(String serviceClass, int lowBudget, int highBudget) {
+        String op = "startAbsoluteIdentification";
+        int index = classIndex(op, serviceClass);
+        int max = engine.settings().maxExecuting();
+        if (lowBudget < 0 || highBudget <= lowBudget || highBudget > max) {
+            throw Refusals.refuse(op, serviceClass + ", " + lowBudget + ", " + highBudget, "the budgets must be "
+                    + "0 <= low < high <= " + max + " (MaxExecuting)");
+        }
+        start(op, IdentificationLaw.absolute(index, lowBudget, highBudget, SEED),
+                "absolute " + serviceClass + " budget " + lowBudget + ".." + highBudget);
+    }
+
+    @Override
+    public synchronized void startRelativeIdentification(String higherClass, double lowRatio, double highRatio) {
+        String op = "startRelativeIdentification";
+        int index = classIndex(op, higherClass);
+        List<String> names = engine.settings().classes().stream().map(Settings.ClassSettings::name).toList();
+        if (index + 1 >= names.size()) {
+            throw Refusals.refuse(op, higherClass, "needs a lower class after it; the classes are " + names);
+        }
+        if (!(lowRatio > 0) || !(highRatio > lowRatio) || !Double.isFinite(highRatio)) {
+            throw Refusals.refuse(op, higherClass + ", " + lowRatio + ", " + highRatio, "the ratios must be "
+                    + "finite and 0 < low < high");
+        }
+        start(op, IdentificationLaw.relative(index, lowRatio, highRatio, SEED),
+                "relative " + higherClass + "/" + names.get(index + 1) + " ratio " + lowRatio + ".." + highRatio);
+    }
+
+    private int classIndex(String op, String serviceClass) {
+        List<String> names = engine.settings().classes().stream().map(Settings.ClassSettings::name).toList();
+        int index = names.indexOf(serviceClass);
+        if (index < 0) {
+            throw Refusals.refuse(op, serviceClass, "no such class; the classes are " + names);
+        }
+        return index;
+    }
+
+    private void start(String op, IdentificationLaw law, String experiment) {
+        ControlStatus s = engine.controlStatus();
+        if (!s.running()) {
+            throw Refusals.refuse(op, experiment, "the control loop is not running (the engine is not started)");
+        }
+        if (s.overridden()) {
+            throw Refusals.refuse(op, experiment, "another law runs instead of the mode's (Overridden"
+                    + (identification != null && identification.running() ? ": " + identificationName() : "")
+                    + "); stop it first");
+        }
+        Identification i = new Identification(law, experiment, engine.settings());
+        engine.overrideControlLaw(i);
+        identification = i;
+    }
+
+    private String identificationName() {
+        return identification.summary().getExperiment();
+    }
+
+    @Override
+    public synchronized IdentificationSummary stopIdentification() {
+        if (identification == null || !identification.running()) {
+            throw Refusals.refuse("stopIdentification", "", "no identification started over JMX runs");
+        }
+        engine.overrideControlLaw(null);
+        identification.stopped();
+        Settings before = identification.before;
+        // the experiment moved the budgets as the controller; the operator gets back the ones it started from
+        engine.update(s -> {
+            Settings out = s;
+            for (int i = 0; i < s.classes().size(); i++) {
+                for (Settings.ClassSettings b : before.classes()) {
+                    if (b.name().equals(s.get(i).name())) {
+                        out = out.withClass(i, out.get(i).withBudget(Math.min(b.budget(), s.maxExecuting())));
+                    }
+                }
+            }
+            return out;
+        });
+        return identification.summary();
     }
 }

@@ -3,9 +3,13 @@ package dev.servletqos.jmx;
 import java.util.Map;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
+import javax.management.MBeanOperationInfo;
 import javax.management.StandardMBean;
 
-/** An MXBean whose bean and attributes carry descriptions, which jconsole and VisualVM show as tooltips. */
+/**
+ * An MXBean whose bean, attributes and operations carry descriptions (one map, by attribute or operation name),
+ * which jconsole and VisualVM show as tooltips.
+ */
 final class Described<T> extends StandardMBean {
 
     private final String description;
@@ -24,6 +28,11 @@ final class Described<T> extends StandardMBean {
 
     @Override
     protected String getDescription(MBeanAttributeInfo info) {
+        return attributes.getOrDefault(info.getName(), info.getDescription());
+    }
+
+    @Override
+    protected String getDescription(MBeanOperationInfo info) {
         return attributes.getOrDefault(info.getName(), info.getDescription());
     }
 }

@@ -3,6 +3,9 @@ package dev.servletqos.jmx;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.QosPolicy;
+import java.time.Instant;
 import java.util.Map;
 
 /** {@link QosEngineMXBean} over one engine. */
@@ -23,14 +26,25 @@ final class EngineBean implements QosEngineMXBean {
             Map.entry("Queued", "Requests waiting for a permit now, all classes"),
             Map.entry("SettingsSource", "Who set the settings in force last: POLICY, OPERATOR or CONTROLLER"),
             Map.entry("Sessions", "Sessions this node knows now (approximate)"),
-            Map.entry("Classes", "Each class's counters since start, highest priority first, from one snapshot"));
+            Map.entry("Classes", "Each class's counters since StatisticsSince, highest priority first, from one "
+                    + "snapshot"),
+            Map.entry("StatisticsSince", "Since when the counts of Classes and of each class's Statistics count: "
+                    + "the engine's start or the last resetStatistics (ISO-8601)"),
+            Map.entry("Reloadable", "Whether reloadPolicy has a file to read (false for an engine built from a "
+                    + "policy object)"),
+            Map.entry("reloadPolicy", "Reads the policy file again and puts it in force whole; a file that does not "
+                    + "parse or validate is refused with the reason, and the old policy keeps running"),
+            Map.entry("resetStatistics", "Counts the beans' statistics from now on (a baseline the beans subtract; "
+                    + "the engine's counters, the meters and the control loop are not touched)"));
 
     private final QosEngine engine;
     private final String id;
+    private final StatisticsBaseline baseline;
 
-    EngineBean(QosEngine engine, String id) {
+    EngineBean(QosEngine engine, String id, StatisticsBaseline baseline) {
         this.engine = engine;
         this.id = id;
+        this.baseline = baseline;
     }
 
     @Override
@@ -98,6 +112,37 @@ final class EngineBean implements QosEngineMXBean {
     @Override
     public ClassStatistics[] getClasses() {
         EngineSnapshot s = engine.snapshot();
-        return s.classes().stream().map(ClassStatistics::of).toArray(ClassStatistics[]::new);
+        return s.classes().stream().map(baseline::of).toArray(ClassStatistics[]::new);
+    }
+
+    @Override
+    public String getStatisticsSince() {
+        return baseline.since().toString();
+    }
+
+    @Override
+    public boolean isReloadable() {
+        return engine.reloadable();
+    }
+
+    @Override
+    public String reloadPolicy() {
+        QosPolicy p;
+        try {
+            p = engine.reloadPolicy();
+        } catch (PolicyException e) {
+            // a plain JDK exception with the same message, for a client without servlet-qos's classes
+            throw new IllegalArgumentException("reloadPolicy refused, the policy in force is unchanged: "
+                    + e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("reloadPolicy: " + e.getMessage());
+        }
+        return "reloaded: classes " + p.classes().stream().map(ClassPolicy::name).toList() + ", scheduling "
+                + p.scheduling().key() + ", max-executing " + engine.settings().maxExecuting();
+    }
+
+    @Override
+    public void resetStatistics() {
+        baseline.reset(engine.snapshot(), Instant.now());
     }
 }

@@ -103,4 +103,38 @@ public interface QosControllerMXBean {
 
     /** Each class's last period: reference, measured, error, output, applied, saturated periods. */
     ControlReading[] getReadings();
+
+    /** The identification started over JMX, running or the last one; null before the first. */
+    IdentificationSummary getIdentification();
+
+    /**
+     * Starts a system identification of one class's absolute-delay plant (paper 001 section IV.B): each control
+     * period its budget is set to {@code lowBudget} or {@code highBudget} by a pseudo-random binary sequence (the
+     * other classes share the rest), and a second-order model of its delay is fitted. The mode's law pauses until
+     * {@link #stopIdentification()}; run it on a loaded server for a few dozen periods or more. The budgets go
+     * through the engine's settings seam as the controller's.
+     *
+     * @throws IllegalArgumentException for an unknown class, budgets not {@code 0 <= low < high <= MaxExecuting},
+     *                                  a control loop that is not running, or another law already running
+     */
+    void startAbsoluteIdentification(String serviceClass, int lowBudget, int highBudget);
+
+    /**
+     * Starts a system identification of the relative-delay plant of {@code higherClass} and the next lower class:
+     * their budget ratio is set to {@code lowRatio} or {@code highRatio} each period (paper 001: 1 and 3), and a
+     * model of their delay ratio is fitted. As {@link #startAbsoluteIdentification}.
+     *
+     * @throws IllegalArgumentException for an unknown class or the lowest one, ratios not finite with
+     *                                  {@code 0 < low < high}, a loop that is not running, or another law running
+     */
+    void startRelativeIdentification(String higherClass, double lowRatio, double highRatio);
+
+    /**
+     * Ends the identification started over JMX: the mode's law runs again from the next period, the budgets in
+     * force when the identification started are put back (through the settings seam, as an operator), and what it
+     * found is returned (also in {@link #getIdentification()}).
+     *
+     * @throws IllegalArgumentException if no identification started over JMX runs
+     */
+    IdentificationSummary stopIdentification();
 }

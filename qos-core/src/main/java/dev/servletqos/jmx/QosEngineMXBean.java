@@ -3,8 +3,9 @@ package dev.servletqos.jmx;
 /**
  * One engine (one application's QoS gate), ObjectName {@code <domain>:type=QosEngine,name=<engine id>}: its
  * totals and each class's counters from one snapshot, so that they add up. {@code MaxExecuting} is writable;
- * everything else is read-only. Statistics are not resettable: the engine's counters only grow (the control
- * loop and the meters read their differences), so a client that wants a window subtracts two readings.
+ * everything else is read-only. {@link #resetStatistics()} makes the beans' counts start again from now: a
+ * baseline the beans subtract, not a reset of the engine's counters, which only grow (the control loop and the
+ * meters read their differences).
  */
 public interface QosEngineMXBean {
 
@@ -46,6 +47,35 @@ public interface QosEngineMXBean {
     /** Sessions this node knows now (approximate). */
     long getSessions();
 
-    /** Each class's counters, highest priority first. */
+    /** Each class's counters since {@link #getStatisticsSince()}, highest priority first. */
     ClassStatistics[] getClasses();
+
+    /** Whether {@link #reloadPolicy()} has a policy file to read (false for an engine built from a policy object). */
+    boolean isReloadable();
+
+    /**
+     * Reads the policy file the adapter was configured with again (with the adapter's own overrides) and puts it in
+     * force, whole and at once: classes, rules, scheduling, the control settings and the settings it starts with
+     * (which replace what operators and the controller set). Waiting requests keep their place; those of a class
+     * the new policy no longer has are served in its default class, never dropped. The class beans follow the new
+     * classes.
+     *
+     * @return what is in force now, e.g. {@code reloaded: classes [premium, basic], scheduling strict-priority,
+     *         max-executing 16}
+     * @throws IllegalArgumentException if the file does not parse or validate, or changes a key that cannot change
+     *                                  while running (the cookies, the secret, the session table): the message names
+     *                                  the key and the value, and the policy in force is unchanged
+     * @throws IllegalStateException    if the engine was built from a policy object, not read from a file
+     */
+    String reloadPolicy();
+
+    /** Since when the beans' statistics count: the engine's start, or the last reset (ISO-8601, UTC). */
+    String getStatisticsSince();
+
+    /**
+     * Makes every count of {@link #getClasses()} and of each class's {@code Statistics} start from now (requests
+     * in flight now count as entered after it, so the counts still add up); the means and the p95 wait are then
+     * over the permits granted since. The engine's counters, its meters and the control loop are not touched.
+     */
+    void resetStatistics();
 }

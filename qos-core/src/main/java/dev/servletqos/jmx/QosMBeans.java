@@ -1,8 +1,9 @@
 package dev.servletqos.jmx;
 
 import dev.servletqos.QosEngine;
+import dev.servletqos.policy.ClassPolicy;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -46,14 +47,23 @@ public final class QosMBeans implements AutoCloseable {
     private static final int MAX_SUFFIX = 1000;
 
     private final MBeanServer server;
+    private final String domain;
     private final String engineId;
+    private final QosEngine engine;
+    private final StatisticsBaseline baseline;
+    /** Guarded by this: the beans registered now, the engine's first, then the classes', then the controller's. */
     private final List<ObjectName> names;
     private boolean closed;
+    private AutoCloseable reloads;
 
-    private QosMBeans(MBeanServer server, String engineId, List<ObjectName> names) {
+    private QosMBeans(MBeanServer server, String domain, String engineId, QosEngine engine,
+                      StatisticsBaseline baseline, List<ObjectName> names) {
         this.server = server;
+        this.domain = domain;
         this.engineId = engineId;
-        this.names = Collections.unmodifiableList(names);
+        this.engine = engine;
+        this.baseline = baseline;
+        this.names = new ArrayList<>(names);
     }
 
     /**
@@ -74,19 +84,20 @@ public final class QosMBeans implements AutoCloseable {
         for (int n = 1; n <= MAX_SUFFIX; n++) {
             String id = n == 1 ? base : base + "#" + n;
             List<ObjectName> done = new ArrayList<>();
+            StatisticsBaseline baseline = new StatisticsBaseline(Instant.now());
             try {
-                done.add(server.registerMBean(new Described<>(new EngineBean(engine, id), QosEngineMXBean.class,
-                        "servlet-qos engine " + id, EngineBean.DESCRIPTIONS), engineName(domain, id)).getObjectName());
-                for (int i = 0; i < engine.policy().classes().size(); i++) {
-                    String c = engine.policy().classes().get(i).name();
-                    done.add(server.registerMBean(new Described<>(new ServiceClassBean(engine, i),
-                            QosServiceClassMXBean.class, "servlet-qos service class " + c + " of " + id,
-                            ServiceClassBean.DESCRIPTIONS), className(domain, id, c)).getObjectName());
+                done.add(server.registerMBean(new Described<>(new EngineBean(engine, id, baseline),
+                        QosEngineMXBean.class, "servlet-qos engine " + id, EngineBean.DESCRIPTIONS),
+                        engineName(domain, id)).getObjectName());
+                for (ClassPolicy c : engine.policy().classes()) {
+                    done.add(registerClass(server, domain, id, engine, baseline, c.name()));
                 }
                 done.add(server.registerMBean(new Described<>(new ControllerBean(engine), QosControllerMXBean.class,
                         "servlet-qos controller of " + id, ControllerBean.DESCRIPTIONS), controllerName(domain, id))
                         .getObjectName());
-                return new QosMBeans(server, id, done);
+                QosMBeans beans = new QosMBeans(server, domain, id, engine, baseline, done);
+                beans.reloads = engine.onReload(p -> beans.classesChanged());
+                return beans;
             } catch (InstanceAlreadyExistsException taken) {
                 unregister(server, done);
             } catch (JMException | RuntimeException e) {
@@ -110,6 +121,64 @@ public final class QosMBeans implements AutoCloseable {
             warn.accept("no JMX beans: " + e.getMessage());
             return null;
         }
+    }
+
+    private static ObjectName registerClass(MBeanServer server, String domain, String id, QosEngine engine,
+                                            StatisticsBaseline baseline, String c) throws JMException {
+        return server.registerMBean(new Described<>(new ServiceClassBean(engine, c, baseline),
+                QosServiceClassMXBean.class, "servlet-qos service class " + c + " of " + id,
+                ServiceClassBean.DESCRIPTIONS), className(domain, id, c)).getObjectName();
+    }
+
+    /**
+     * After a policy reload: the beans of the classes the policy no longer has are unregistered, the new classes'
+     * registered; the others stay (they find their class by name).
+     */
+    private synchronized void classesChanged() {
+        if (closed) {
+            return;
+        }
+        List<String> now = engine.policy().classes().stream().map(ClassPolicy::name).toList();
+        List<ObjectName> classes = new ArrayList<>();
+        List<ObjectName> gone = new ArrayList<>();
+        for (ObjectName n : names.subList(1, names.size() - 1)) {
+            if (now.contains(unquoted(n))) {
+                classes.add(n);
+            } else {
+                gone.add(n);
+            }
+        }
+        unregister(server, gone);
+        for (String c : now) {
+            ObjectName n = className(domain, engineId, c);
+            if (!classes.contains(n)) {
+                try {
+                    registerClass(server, domain, engineId, engine, baseline, c);
+                } catch (JMException | RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "servlet-qos: no JMX bean for the reloaded class " + c + ": "
+                            + e);
+                    continue;
+                }
+            }
+            classes.add(n);
+        }
+        ObjectName first = names.get(0);
+        ObjectName last = names.get(names.size() - 1);
+        names.clear();
+        names.add(first);
+        // in the policy's order
+        for (String c : now) {
+            ObjectName n = className(domain, engineId, c);
+            if (classes.contains(n)) {
+                names.add(n);
+            }
+        }
+        names.add(last);
+    }
+
+    private static String unquoted(ObjectName n) {
+        String v = n.getKeyProperty("class");
+        return v.startsWith("\"") ? ObjectName.unquote(v) : v;
     }
 
     /** Closes a registration, if there is one. */
@@ -139,9 +208,9 @@ public final class QosMBeans implements AutoCloseable {
         return engineId;
     }
 
-    /** Every bean registered, the engine's first. */
-    public List<ObjectName> names() {
-        return names;
+    /** Every bean registered now, the engine's first, the controller's last (the classes follow a reload). */
+    public synchronized List<ObjectName> names() {
+        return List.copyOf(names);
     }
 
     /** Unregisters every bean registered here; a bean already gone is skipped. Idempotent. */
@@ -149,6 +218,11 @@ public final class QosMBeans implements AutoCloseable {
     public synchronized void close() {
         if (!closed) {
             closed = true;
+            try {
+                reloads.close();
+            } catch (Exception e) {
+                // removing a listener from a list does not fail
+            }
             unregister(server, names);
         }
     }

@@ -33,39 +33,71 @@ final class ServiceClassBean implements QosServiceClassMXBean {
             Map.entry("MaxWaitMillis", "The longest a request may wait, in ms (the policy's)"),
             Map.entry("Executing", "Requests holding a permit now"),
             Map.entry("Queued", "Requests waiting now"),
-            Map.entry("Statistics", "The class's counters since start, from one snapshot"));
+            Map.entry("Statistics", "The class's counters since the engine's StatisticsSince, from one snapshot"));
 
     private final QosEngine engine;
-    private final int index;
-    private final ClassPolicy policy;
+    /** The class, found by name at every call: a reloaded policy may have moved it (or removed it). */
+    private final String name;
+    private final StatisticsBaseline baseline;
 
-    ServiceClassBean(QosEngine engine, int index) {
+    ServiceClassBean(QosEngine engine, String name, StatisticsBaseline baseline) {
         this.engine = engine;
-        this.index = index;
-        this.policy = engine.policy().classes().get(index);
+        this.name = name;
+        this.baseline = baseline;
+    }
+
+    /** The class's place in {@code s}. */
+    private int indexIn(Settings s) {
+        for (int i = 0; i < s.classes().size(); i++) {
+            if (s.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        throw gone();
+    }
+
+    private IllegalStateException gone() {
+        return new IllegalStateException("the class " + name + " is no longer in the engine's policy (reloaded)");
+    }
+
+    private ClassPolicy policy() {
+        for (ClassPolicy c : engine.policy().classes()) {
+            if (c.name().equals(name)) {
+                return c;
+            }
+        }
+        throw gone();
     }
 
     private Settings.ClassSettings settings() {
-        return engine.settings().get(index);
+        Settings s = engine.settings();
+        return s.get(indexIn(s));
     }
 
     private ClassStats stats() {
-        return engine.snapshot().classes().get(index);
+        ClassStats c = engine.snapshot().get(name);
+        if (c == null) {
+            throw gone();
+        }
+        return c;
     }
 
     /** Changes this class's settings through the engine's seam, as an operator. */
     private void update(UnaryOperator<Settings.ClassSettings> change) {
-        engine.update(s -> s.withClass(index, change.apply(s.get(index))));
+        engine.update(s -> {
+            int i = indexIn(s);
+            return s.withClass(i, change.apply(s.get(i)));
+        });
     }
 
     @Override
     public String getName() {
-        return policy.name();
+        return name;
     }
 
     @Override
     public int getPriority() {
-        return index;
+        return indexIn(engine.settings());
     }
 
     @Override
@@ -79,7 +111,7 @@ final class ServiceClassBean implements QosServiceClassMXBean {
             if (budget < 0 || budget > s.maxExecuting()) {
                 throw Refusals.refuse("Budget", budget, "must be 0.." + s.maxExecuting() + " (MaxExecuting)");
             }
-            return s.withClass(index, s.get(index).withBudget(budget));
+            return s.withClass(indexIn(s), s.get(indexIn(s)).withBudget(budget));
         });
     }
 
@@ -94,7 +126,7 @@ final class ServiceClassBean implements QosServiceClassMXBean {
             if (minBudget < 0 || minBudget > s.maxExecuting()) {
                 throw Refusals.refuse("MinBudget", minBudget, "must be 0.." + s.maxExecuting() + " (MaxExecuting)");
             }
-            return s.withClass(index, s.get(index).withMinBudget(minBudget));
+            return s.withClass(indexIn(s), s.get(indexIn(s)).withMinBudget(minBudget));
         });
     }
 
@@ -145,7 +177,7 @@ final class ServiceClassBean implements QosServiceClassMXBean {
 
     @Override
     public void setContentLevel(double level) {
-        int levels = policy.content().levels();
+        int levels = policy().content().levels();
         if (!(level >= 0 && level <= levels)) {
             throw Refusals.refuse("ContentLevel", level, "must be 0.." + levels + " (ContentLevels)");
         }
@@ -154,27 +186,27 @@ final class ServiceClassBean implements QosServiceClassMXBean {
 
     @Override
     public int getContentLevels() {
-        return policy.content().levels();
+        return policy().content().levels();
     }
 
     @Override
     public int getReserve() {
-        return policy.capacity().reserve();
+        return policy().capacity().reserve();
     }
 
     @Override
     public int getWeight() {
-        return policy.capacity().weight();
+        return policy().capacity().weight();
     }
 
     @Override
     public int getMaxQueue() {
-        return policy.queue().maxQueue();
+        return policy().queue().maxQueue();
     }
 
     @Override
     public long getMaxWaitMillis() {
-        return policy.queue().maxWait().toMillis();
+        return policy().queue().maxWait().toMillis();
     }
 
     @Override
@@ -189,6 +221,6 @@ final class ServiceClassBean implements QosServiceClassMXBean {
 
     @Override
     public ClassStatistics getStatistics() {
-        return ClassStatistics.of(stats());
+        return baseline.of(stats());
     }
 }

@@ -7,7 +7,10 @@
  * id, and unregister the beans when they stop. Every write goes through
  * {@link dev.servletqos.QosEngine#update}, the engine's settings seam, as an operator's change; a bad value is
  * refused with an {@link java.lang.IllegalArgumentException} naming the attribute and the value, and changes
- * nothing. The beans are MXBeans: a JMX client (jconsole, VisualVM, a script) needs none of these classes.
+ * nothing. Operations: the engine bean's {@code reloadPolicy} ({@link dev.servletqos.QosEngine#reloadPolicy}; the class
+ * beans follow the new classes) and {@code resetStatistics} (a baseline the beans subtract, see
+ * {@code StatisticsBaseline}), the controller bean's start and stop of a system identification. The beans are
+ * MXBeans: a JMX client (jconsole, VisualVM, a script) needs none of these classes.
  * ObjectNames and attributes: {@code docs/operations.md}.
  */
 package dev.servletqos.jmx;

@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 public final class MicrometerSampleSource implements SampleSource {
 
     private final MeterRegistry registry;
-    private final List<String> classes;
+    /** Whose classes the meters are read for: the policy in force, also after a reload. */
+    private final QosEngine engine;
     private final Tags tags;
     private final Clock clock;
     private EngineSnapshot last;
@@ -42,7 +43,7 @@ public final class MicrometerSampleSource implements SampleSource {
     /** Samples from the meters of {@code engine} bound with these extra tags. */
     public MicrometerSampleSource(MeterRegistry registry, QosEngine engine, Iterable<io.micrometer.core.instrument.Tag> extraTags) {
         this.registry = registry;
-        this.classes = engine.policy().classes().stream().map(c -> c.name()).toList();
+        this.engine = engine;
         this.tags = Tags.of(extraTags);
         this.clock = engine.clock();
     }
@@ -59,6 +60,7 @@ public final class MicrometerSampleSource implements SampleSource {
     /** The counters the meters show now, in the shape of an engine snapshot. */
     private EngineSnapshot read() {
         long nanos = clock.nanoTime();
+        List<String> classes = engine.policy().classes().stream().map(c -> c.name()).toList();
         List<ClassStats> stats = new ArrayList<>(classes.size());
         int executing = 0;
         int queued = 0;

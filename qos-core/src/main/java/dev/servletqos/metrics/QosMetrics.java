@@ -24,13 +24,14 @@ import java.util.function.ToDoubleFunction;
 /**
  * Binds an engine's counters to a Micrometer registry, from outside the engine (nothing is recorded on the
  * request path: every meter reads the engine's snapshot). Names are {@code qos.*}; the class is the tag
- * {@code qos.class}, from the policy's bounded set; outcomes and reasons are tags too:
+ * {@code qos.class}, from the policy's bounded set; outcomes and reasons are tags too (every meter, with its
+ * type, tags and unit, is in {@code docs/metrics.md}, which {@code MetricsDocTest} keeps complete):
  * <ul>
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
- *   <li>{@code qos.rejections} (counter; {@code reason} = session-queued, session-rate, session-level, queue-full,
- *       session-limit, address-limit, and bucket for the token-bucket rules)</li>
- *   <li>{@code qos.sessions} (counter; {@code outcome} = admitted, refused)</li>
+ *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = session-queued, session-rate,
+ *       session-level, queue-full, session-limit, address-limit, and bucket for the token-bucket rules)</li>
+ *   <li>{@code qos.sessions} (counter, unit sessions; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
  *       that waited up to that long, not cumulative across buckets; the buckets of {@link WaitHistogram})</li>
@@ -73,6 +74,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     private final Tags extraTags;
     private final List<Meter> meters = new ArrayList<>();
     private MeterRegistry registry;
+    /** The engine's reload listener while bound. */
+    private AutoCloseable reloads;
     private final Cached<EngineSnapshot> snapshot;
     /** The control loop's status, read at most once per cache time like the snapshot. */
     private final Cached<ControlStatus> status;
@@ -134,9 +137,28 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
+    /**
+     * Registers the meters. After a policy reload the per-class meters follow the new classes (a removed class's
+     * are removed, a new class's registered); a kept class's counters go on where they were.
+     */
     @Override
     public synchronized void bindTo(MeterRegistry registry) {
         this.registry = registry;
+        register();
+        if (reloads == null) {
+            reloads = engine.onReload(p -> rebind());
+        }
+    }
+
+    private synchronized void rebind() {
+        if (registry != null) {
+            meters.forEach(registry::remove);
+            meters.clear();
+            register();
+        }
+    }
+
+    private void register() {
         for (ClassStats c : engine.snapshot().classes()) {
             String name = c.name();
             Tags tags = extraTags.and("qos.class", name);
@@ -152,20 +174,21 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "cancelled"), name,
                     ClassStats::cancelled);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-queued"),
-                    name, ClassStats::sessionsRefusedQueued);
+                    name, "rejections", ClassStats::sessionsRefusedQueued);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-rate"),
-                    name, ClassStats::sessionsRefusedRate);
+                    name, "rejections", ClassStats::sessionsRefusedRate);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-level"),
-                    name, ClassStats::sessionsRefusedLevel);
+                    name, "rejections", ClassStats::sessionsRefusedLevel);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "queue-full"),
-                    name, ClassStats::queueFull);
+                    name, "rejections", ClassStats::queueFull);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-limit"),
-                    name, ClassStats::sessionLimited);
+                    name, "rejections", ClassStats::sessionLimited);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "address-limit"),
-                    name, ClassStats::addressLimited);
+                    name, "rejections", ClassStats::addressLimited);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
-                    ClassStats::sessionsAdmitted);
+                    "sessions", ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
+                    "sessions",
                     c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate() + c2.sessionsRefusedLevel());
             meters.add(FunctionTimer.builder("qos.wait", this,
                             m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
@@ -186,17 +209,16 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             meters.add(FunctionCounter.builder("qos.response.bytes", this, m -> stat(m, name, ClassStats::bytes))
                     .description("Response bytes of completed requests, where the adapter knows them")
                     .baseUnit("bytes").tags(tags).register(registry));
-            int index = engine.policy().classIndex(name);
             control("qos.control.reference", "What the control loop aims for (delay target, or delay ratio)", tags,
-                    index, ControlStatus.Reading::reference);
-            control("qos.control.measured", "What the control loop measured last period", tags, index,
+                    name, ControlStatus.Reading::reference);
+            control("qos.control.measured", "What the control loop measured last period", tags, name,
                     ControlStatus.Reading::measured);
-            control("qos.control.error", "Reference minus measurement, last period", tags, index,
+            control("qos.control.error", "Reference minus measurement, last period", tags, name,
                     ControlStatus.Reading::error);
-            control("qos.control.output", "The budget the control loop asked for, last period", tags, index,
+            control("qos.control.output", "The budget the control loop asked for, last period", tags, name,
                     ControlStatus.Reading::output);
             meters.add(FunctionCounter.builder("qos.control.saturated", engine,
-                            e -> status().classes().get(index).saturatedPeriods())
+                            e -> reading(name, ControlStatus.Reading::saturatedPeriods))
                     .description("Control periods whose output was clamped (saturated)").baseUnit("periods")
                     .tags(tags).register(registry));
             gauge("qos.executing", "Requests holding a permit", tags, name, ClassStats::executing);
@@ -220,9 +242,9 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                         tags.and("level", Integer.toString(level)), name, c2 -> c2.completedAtLevel(l));
             }
             level("qos.control.utilization.class", "The class's utilization by the fitted model, a R + b W + c D",
-                    tags, index, UtilizationStatus.ClassLevel::utilization);
+                    tags, name, UtilizationStatus.ClassLevel::utilization);
             level("qos.control.utilization.target", "The class's target utilization (the PI degradation law: the "
-                    + "target less the classes above)", tags, index, UtilizationStatus.ClassLevel::target);
+                    + "target less the classes above)", tags, name, UtilizationStatus.ClassLevel::target);
         }
         utilization("qos.control.utilization", "The utilization the degradation law measured last period (cpu or "
                 + "occupancy)", UtilizationStatus::measured);
@@ -315,14 +337,29 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
 
     private void counter(String meter, String description, Tags tags, String className,
                          ToDoubleFunction<ClassStats> f) {
-        meters.add(FunctionCounter.builder(meter, this, m -> stat(m, className, f)).description(description)
-                .baseUnit("requests").tags(tags).register(registry));
+        counter(meter, description, tags, className, "requests", f);
     }
 
-    private void control(String meter, String description, Tags tags, int index,
+    private void counter(String meter, String description, Tags tags, String className, String unit,
+                         ToDoubleFunction<ClassStats> f) {
+        meters.add(FunctionCounter.builder(meter, this, m -> stat(m, className, f)).description(description)
+                .baseUnit(unit).tags(tags).register(registry));
+    }
+
+    private void control(String meter, String description, Tags tags, String className,
                          ToDoubleFunction<ControlStatus.Reading> f) {
-        meters.add(Gauge.builder(meter, engine, e -> f.applyAsDouble(status().classes().get(index)))
-                .description(description).tags(tags).register(registry));
+        meters.add(Gauge.builder(meter, engine, e -> reading(className, f)).description(description).tags(tags)
+                .register(registry));
+    }
+
+    /** A class's last control reading, by name (NaN for a class the loop does not have). */
+    private double reading(String className, ToDoubleFunction<ControlStatus.Reading> f) {
+        for (ControlStatus.Reading r : status().classes()) {
+            if (r.name().equals(className)) {
+                return f.applyAsDouble(r);
+            }
+        }
+        return Double.NaN;
     }
 
     /** A gauge of the degradation law's status; NaN while no degradation law runs. */
@@ -333,12 +370,22 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         }).description(description).tags(extraTags).register(registry));
     }
 
-    /** A per-class gauge of the degradation law's status; NaN while none runs or before its first period. */
-    private void level(String meter, String description, Tags tags, int index,
+    /**
+     * A per-class gauge of the degradation law's status, read by class name (the law's classes follow a reload);
+     * NaN while none runs, before its first period, or for a class it does not have.
+     */
+    private void level(String meter, String description, Tags tags, String className,
                        ToDoubleFunction<UtilizationStatus.ClassLevel> f) {
         meters.add(Gauge.builder(meter, engine, e -> {
             UtilizationStatus u = status().utilization();
-            return u == null || index >= u.classes().size() ? Double.NaN : f.applyAsDouble(u.classes().get(index));
+            if (u != null) {
+                for (UtilizationStatus.ClassLevel c : u.classes()) {
+                    if (c.name().equals(className)) {
+                        return f.applyAsDouble(c);
+                    }
+                }
+            }
+            return Double.NaN;
         }).description(description).tags(tags).register(registry));
     }
 
@@ -351,6 +398,14 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
     /** Removes every meter this binder registered. */
     @Override
     public synchronized void close() {
+        if (reloads != null) {
+            try {
+                reloads.close();
+            } catch (Exception e) {
+                // removing a listener from a list does not fail
+            }
+            reloads = null;
+        }
         if (registry != null) {
             meters.forEach(registry::remove);
             meters.clear();

@@ -110,6 +110,10 @@ final class PolicyKeys {
             global("borrowing", BOOLEAN, of("true"), "", "",
                     "Whether a class may start requests on permits other classes leave idle.",
                     QosPolicy.Builder::borrowing),
+            global("policy.watch", DURATION, of("0s"), "0s (never) or 1s..1h", "",
+                    "How often a running engine checks its policy file for a change and reloads it, as the JMX "
+                    + "operation reloadPolicy does; a file that does not load is logged and the policy in force "
+                    + "stays. 0s: only on request.", QosPolicy.Builder::watch),
             global("tier-cookie.name", STRING, of("QOSTIER"), "1..64 letters, digits, '-', '_', '.'", "",
                     "Name of the signed subscription cookie the application issues.",
                     QosPolicy.Builder::tierCookieName),

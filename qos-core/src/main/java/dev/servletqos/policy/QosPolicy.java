@@ -86,6 +86,7 @@ public final class QosPolicy {
     private final int higherQueuedTrigger;
     private final int rejectStatus;
     private final Duration retryAfter;
+    private final Duration watch;
     private final int maxPerSession;
     private final int maxQueuedPerAddress;
     private final ControlPolicy control;
@@ -128,6 +129,7 @@ public final class QosPolicy {
         this.higherQueuedTrigger = b.higherQueuedTrigger;
         this.rejectStatus = b.rejectStatus;
         this.retryAfter = b.retryAfter;
+        this.watch = b.watch;
         this.maxPerSession = b.maxPerSession;
         this.maxQueuedPerAddress = b.maxQueuedPerAddress;
         this.control = control;
@@ -200,6 +202,7 @@ public final class QosPolicy {
         b.higherQueuedTrigger = higherQueuedTrigger;
         b.rejectStatus = rejectStatus;
         b.retryAfter = retryAfter;
+        b.watch = watch;
         b.maxPerSession = maxPerSession;
         b.maxQueuedPerAddress = maxQueuedPerAddress;
         b.control = givenControl;
@@ -356,6 +359,14 @@ public final class QosPolicy {
     }
 
     /**
+     * How often a running engine checks its policy file for a change and reloads it ({@code policy.watch}); zero,
+     * the default, for never.
+     */
+    public Duration watch() {
+        return watch;
+    }
+
+    /**
      * The most requests one admitted session may have executing and waiting at once when one more would have to
      * wait ({@code admission.max-per-session}); 0 = no limit; default {@value #DEFAULT_MAX_PER_SESSION}.
      */
@@ -417,8 +428,8 @@ public final class QosPolicy {
         return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules,
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
-                higherQueuedTrigger, rejectStatus, retryAfter, maxPerSession, maxQueuedPerAddress, control, buckets,
-                bucketControl, virtualServers, virtualServerPlan, contentTrees);
+                higherQueuedTrigger, rejectStatus, retryAfter, watch, maxPerSession, maxQueuedPerAddress, control,
+                buckets, bucketControl, virtualServers, virtualServerPlan, contentTrees);
     }
 
     @Override
@@ -457,6 +468,7 @@ public final class QosPolicy {
         private int higherQueuedTrigger;
         private int rejectStatus = 503;
         private Duration retryAfter = Duration.ofSeconds(10);
+        private Duration watch = Duration.ZERO;
         private int maxPerSession = DEFAULT_MAX_PER_SESSION;
         private int maxQueuedPerAddress = DEFAULT_MAX_QUEUED_PER_ADDRESS;
         private ControlPolicy control = ControlPolicy.DEFAULTS;
@@ -586,6 +598,12 @@ public final class QosPolicy {
 
         public Builder retryAfter(Duration d) {
             this.retryAfter = d;
+            return this;
+        }
+
+        /** How often a running engine checks its policy file for a change ({@code policy.watch}); zero: never. */
+        public Builder watch(Duration d) {
+            this.watch = d;
             return this;
         }
 
@@ -826,6 +844,9 @@ public final class QosPolicy {
                     "must be 503 or 429");
             ClassPolicy.check(retryAfter != null && !retryAfter.isNegative() && retryAfter.getSeconds() <= 86_400,
                     "admission.retry-after", retryAfter, "must be 0s..1d");
+            ClassPolicy.check(watch != null && (watch.isZero() || watch.compareTo(Duration.ofSeconds(1)) >= 0
+                    && watch.compareTo(Duration.ofHours(1)) <= 0), "policy.watch", watch, "must be 0s (never) or "
+                    + "1s..1h");
             ClassPolicy.check(maxPerSession >= 0 && maxPerSession <= 1_000_000, "admission.max-per-session",
                     maxPerSession, "must be 0 (no limit)..1000000");
             ClassPolicy.check(maxQueuedPerAddress >= 0 && maxQueuedPerAddress <= 1_000_000,

@@ -111,6 +111,10 @@ public class QosFilter implements Filter {
         try {
             policy = loadPolicy(config);
             e = QosEngine.create(policy);
+            // JMX reloadPolicy (and policy.watch) read it again, with the init-params and the application's loader
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            ClassLoader app = loader != null ? loader : QosFilter.class.getClassLoader();
+            e.reloadFrom(() -> loadPolicy(config, app), policyFile(config));
             checkLaterFiltersSeeResumedRequests(config);
         } catch (PolicyException ex) {
             throw new ServletException("servlet-qos filter " + config.getFilterName() + ": bad policy: "
@@ -250,6 +254,18 @@ public class QosFilter implements Filter {
     }
 
     private static QosPolicy loadPolicy(FilterConfig config) {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        return loadPolicy(config, loader != null ? loader : QosFilter.class.getClassLoader());
+    }
+
+    /** The policy file for policy.watch: null for a class-path resource. */
+    private static Path policyFile(FilterConfig config) {
+        String policy = config.getInitParameter("policy").trim();
+        return policy.startsWith(CLASSPATH_PREFIX) ? null : resolve(policy, config.getServletContext());
+    }
+
+    /** Reads the policy; {@code loader} finds a {@code classpath:} one (the application's, also on a JMX thread). */
+    private static QosPolicy loadPolicy(FilterConfig config, ClassLoader loader) {
         for (String name : Collections.list(config.getInitParameterNames())) {
             if (!INIT_PARAMETERS.contains(name)) {
                 throw new PolicyException("init-param " + name, config.getInitParameter(name),
@@ -271,8 +287,7 @@ public class QosFilter implements Filter {
         if (policy.startsWith(CLASSPATH_PREFIX)) {
             String name = policy.substring(CLASSPATH_PREFIX.length());
             name = name.startsWith("/") ? name.substring(1) : name;
-            ClassLoader loader = Thread.currentThread().getContextClassLoader();
-            URL url = (loader != null ? loader : QosFilter.class.getClassLoader()).getResource(name);
+            URL url = loader.getResource(name);
             if (url == null) {
                 throw new PolicyException("init-param policy", policy,
                         "no such resource on the web application's class path");

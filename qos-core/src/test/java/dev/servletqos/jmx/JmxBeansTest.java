@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.QosEngine;
 import dev.servletqos.Settings;
+import dev.servletqos.TestRequest;
+import dev.servletqos.Ticket;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.testkit.JmxRemote;
@@ -14,6 +16,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import javax.management.Attribute;
 import javax.management.JMX;
@@ -171,6 +174,68 @@ class JmxBeansTest {
         QosControllerMXBean c = JMX.newMXBeanProxy(remote, QosMBeans.controllerName(QosMBeans.DOMAIN, "/shop"),
                 QosControllerMXBean.class);
         assertFalse(c.isRunning(), "the engine is not started");
+    }
+
+    @Test
+    void resetStatisticsCountsTheBeansFromNowAndLeavesTheEnginesCountersAlone() throws Exception {
+        QosEngineMXBean e = JMX.newMXBeanProxy(remote, beans.names().get(0), QosEngineMXBean.class);
+        QosServiceClassMXBean basic = JMX.newMXBeanProxy(remote, basic("/shop"), QosServiceClassMXBean.class);
+        engine.setMaxExecuting(1);
+        // three basic requests before the reset: one completed, one running, one waiting (its first request, each a
+        // new session: the session rate's burst is 3)
+        engine.enter(TestRequest.get("/a")).complete();
+        Ticket running = engine.enter(TestRequest.get("/b"));
+        Ticket waiting = engine.enter(TestRequest.get("/c"));
+        assertEquals(Ticket.State.RUNNING, running.state());
+        assertEquals(Ticket.State.PARKED, waiting.state());
+        String start = e.getStatisticsSince();
+
+        remote.invoke(beans.names().get(0), "resetStatistics", null, null);
+
+        assertTrue(e.getStatisticsSince().compareTo(start) >= 0, e.getStatisticsSince() + " after " + start);
+        ClassStatistics b = basic.getStatistics();
+        assertEquals(0, b.getCompleted(), "the completion before the reset is not counted");
+        assertEquals(0, b.getSessionsAdmitted());
+        assertEquals(2, b.getEntered(), "the two in flight count as entered after the reset");
+        assertEquals(1, b.getExecuting());
+        assertEquals(1, b.getQueued());
+        running.complete(); // the waiting one runs
+        waiting.complete();
+        Ticket refused = engine.enter(TestRequest.get("/d")); // a fourth new session: the bucket of 3 is empty
+        assertEquals(Ticket.State.REJECTED, refused.state());
+        b = basic.getStatistics();
+        assertEquals(3, b.getEntered());
+        assertEquals(2, b.getCompleted());
+        assertEquals(1, b.getRejected());
+        assertEquals(1, b.getSessionsRefusedRate(), "the refusal after the reset");
+        assertEquals(0, b.getSessionsAdmitted(), "the sessions admitted before the reset are not counted");
+        assertEquals(b.getEntered(), b.getCompleted() + b.getDeclined() + b.getRejected() + b.getExpired()
+                + b.getCancelled() + b.getExecuting() + b.getQueued(), "the counts since the reset add up");
+        assertEquals(b.getEntered(), e.getClasses()[1].getEntered(), "the engine's bean and the class's agree");
+        assertEquals(4, engine.snapshot().get("basic").entered(), "the engine's counters are not touched");
+        assertEquals(3, engine.snapshot().get("basic").completed());
+        assertEquals(3, engine.snapshot().get("basic").sessionsAdmitted());
+    }
+
+    @Test
+    void anEngineBuiltFromAPolicyObjectRefusesReloadPolicyClearlyAndAReloadMovesTheClassBeans() throws Exception {
+        assertEquals(Boolean.FALSE, remote.getAttribute(beans.names().get(0), "Reloadable"));
+        RuntimeMBeanException e = assertThrows(RuntimeMBeanException.class,
+                () -> remote.invoke(beans.names().get(0), "reloadPolicy", null, null));
+        assertEquals(IllegalStateException.class, e.getTargetException().getClass());
+        assertTrue(e.getTargetException().getMessage().contains("built from a policy object"),
+                e.getTargetException().getMessage());
+
+        engine.reload(PolicyParser.read(new ByteArrayInputStream(POLICY.replace("classes = premium, basic",
+                "classes = gold, basic").replace("class.premium", "class.gold").getBytes(StandardCharsets.UTF_8)),
+                "test policy", Map.of()));
+        assertFalse(remote.isRegistered(QosMBeans.className(QosMBeans.DOMAIN, "/shop", "premium")));
+        ObjectName gold = QosMBeans.className(QosMBeans.DOMAIN, "/shop", "gold");
+        assertEquals(0, remote.getAttribute(gold, "Priority"));
+        remote.setAttribute(basic("/shop"), new Attribute("Budget", 3));
+        assertEquals(3, engine.settings().get(1).budget(), "basic's bean found basic after the reload");
+        assertEquals(List.of(beans.names().get(0), gold, basic("/shop"),
+                QosMBeans.controllerName(QosMBeans.DOMAIN, "/shop")), beans.names());
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -97,5 +98,27 @@ class MicrometerSampleSourceTest {
             assertEquals(x.queued(), y.queued(), m);
             assertEquals(x.executing(), y.executing(), m);
         }
+    }
+
+    @Test
+    void afterAReloadTheMetersAreReadForTheNewClasses() {
+        FakeClock clock = new FakeClock();
+        QosEngine engine = QosEngine.create(QosPolicy.builder().addClass(ClassPolicy.named("premium"))
+                .addClass(ClassPolicy.named("basic")).build(), clock);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new QosMetrics(engine, Tags.empty(), 0).bindTo(registry);
+        MicrometerSampleSource meters = new MicrometerSampleSource(registry, engine);
+        meters.sample();
+        engine.enter(TestRequest.get("/")).complete();
+
+        engine.reload(QosPolicy.builder().addClass(ClassPolicy.named("gold")).addClass(ClassPolicy.named("basic"))
+                .build());
+        clock.advance(Duration.ofSeconds(1));
+        engine.enter(TestRequest.get("/")).complete();
+
+        var sample = meters.sample();
+        assertEquals(List.of("gold", "basic"), sample.classes().stream().map(c -> c.name()).toList());
+        assertEquals(2, sample.get("basic").completions() * sample.seconds(), 1e-9,
+                "basic's two completions, counted on across the reload");
     }
 }

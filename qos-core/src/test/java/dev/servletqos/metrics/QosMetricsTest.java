@@ -63,6 +63,28 @@ class QosMetricsTest {
     }
 
     @Test
+    void afterAReloadTheMetersFollowTheClassesAndAKeptClassCountsOn() {
+        QosPolicy policy = QosPolicy.builder().addClass(ClassPolicy.named("premium"))
+                .addClass(ClassPolicy.named("basic")).build();
+        QosEngine engine = QosEngine.create(policy);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        QosMetrics metrics = new QosMetrics(engine, io.micrometer.core.instrument.Tags.empty(), 0);
+        metrics.bindTo(registry);
+        engine.enter(request(null)).complete();
+
+        engine.reload(QosPolicy.builder().addClass(ClassPolicy.named("gold")).addClass(ClassPolicy.named("basic"))
+                .build());
+
+        assertNull(registry.find("qos.arrivals").tags("qos.class", "premium").meter(), "premium is gone");
+        assertEquals(0, registry.get("qos.arrivals").tags("qos.class", "gold").functionCounter().count());
+        assertEquals(1, registry.get("qos.arrivals").tags("qos.class", "basic").functionCounter().count());
+        assertEquals(1, registry.get("qos.control.reference").tags("qos.class", "basic").gauge().value(),
+                "basic's delay target, 1 s by default, found by name");
+        metrics.close();
+        assertNull(registry.find("qos.arrivals").meter());
+    }
+
+    @Test
     void theMetersShowEachBucketAndVirtualServer() {
         QosPolicy policy = QosPolicy.builder().maxExecuting(4).addClass(ClassPolicy.named("basic"))
                 .addBucket(dev.servletqos.policy.BucketPolicy.onPaths("search", 2, 1, 1, "/search/*"))

@@ -6,15 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Settings;
 import dev.servletqos.jmx.QosMBeans;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import javax.management.Attribute;
 import javax.management.MBeanException;
 import javax.management.MBeanServer;
@@ -221,6 +225,82 @@ public abstract class JmxAdapterSuite {
                     "beans left after the adapter stopped");
         } finally {
             stopping.close();
+        }
+    }
+
+    /** The policy after the reload: a class silver between the two, basic with two permits of six. */
+    protected static final String RELOADED = POLICY
+            .replace("classes = premium, basic", "classes = premium, silver, basic")
+            .replace("max-executing = 4", "max-executing = 6")
+            .replace("class.basic.budget = 1", "class.basic.budget = 2") + """
+            class.silver.budget = 1
+            rule.2.type = header
+            rule.2.header = X-Tier
+            rule.2.value = silver
+            rule.2.class = silver
+            rule.2.trusted = true
+            """;
+
+    @Test
+    protected void aGoodPolicyReloadedOverJmxIsInForceAtOnceAndABadOneIsRefusedWithItsReason() throws Exception {
+        start();
+        QosEngine engine = server.engine();
+        Path file = policyFile();
+        assertEquals(Boolean.TRUE, remote.getAttribute(engineName(), "Reloadable"));
+
+        Files.writeString(file, POLICY.replace("max-executing = 4", "max-executing = many"));
+        Settings before = engine.settings();
+        Exception bad = assertThrows(Exception.class, () -> remote.invoke(engineName(), "reloadPolicy", null, null));
+        String chain = messages(bad);
+        assertTrue(chain.contains("java.lang.IllegalArgumentException") && chain.contains("max-executing")
+                && chain.contains("many"), "the refusal names the key and the value: " + chain);
+        assertEquals(before, engine.settings(), "the old policy keeps running");
+        assertArrayEquals(new String[] {"premium", "basic"}, (String[]) remote.getAttribute(engineName(),
+                "ClassNames"));
+        assertEquals("ok basic", client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).body());
+
+        Files.writeString(file, RELOADED);
+        Object done = remote.invoke(engineName(), "reloadPolicy", null, null);
+        assertTrue(String.valueOf(done).contains("[premium, silver, basic]"), String.valueOf(done));
+        assertArrayEquals(new String[] {"premium", "silver", "basic"}, (String[]) remote.getAttribute(engineName(),
+                "ClassNames"));
+        assertEquals(6, remote.getAttribute(engineName(), "MaxExecuting"));
+        assertEquals("POLICY", remote.getAttribute(engineName(), "SettingsSource"));
+        assertEquals(1, remote.getAttribute(className("silver"), "Budget"), "the new class has its bean");
+        assertEquals(2, remote.getAttribute(className("basic"), "Budget"));
+        assertEquals(2, remote.getAttribute(className("basic"), "Priority"));
+        HttpResponse<String> silver = client.send(request("/work").header("X-Tier", "silver").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals("ok silver", silver.body(), "the new rule classifies");
+        // basic's two permits: a second request runs beside the first
+        CompletableFuture<HttpResponse<String>> first = send(request("/work?ms=4000").build());
+        awaitState("the first basic request runs", () -> intAttribute(engineName(), "Executing") == 1);
+        HttpResponse<String> second = send(request("/work").build()).get(10, TimeUnit.SECONDS);
+        assertEquals("ok basic", second.body());
+        assertFalse(first.isDone(), "the second request ran beside the first, not after it");
+        assertEquals(200, first.get(20, TimeUnit.SECONDS).statusCode());
+
+        Files.writeString(file, POLICY);
+        remote.invoke(engineName(), "reloadPolicy", null, null);
+        assertFalse(remote.isRegistered(className("silver")), "a removed class's bean is gone");
+        assertEquals(4, remote.getAttribute(engineName(), "MaxExecuting"));
+        for (ClassStats c : engine.snapshot().classes()) {
+            assertTrue(c.reconciles(), c.toString());
+        }
+    }
+
+    /** The file the adapter read the policy from: the one file under the test's directory holding it. */
+    private Path policyFile() throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            List<Path> found = files.filter(Files::isRegularFile).filter(f -> {
+                try {
+                    return Files.readString(f).equals(POLICY);
+                } catch (IOException e) {
+                    return false;
+                }
+            }).toList();
+            assertEquals(1, found.size(), "one policy file under " + dir + ": " + found);
+            return found.get(0);
         }
     }
 

@@ -52,7 +52,10 @@ public abstract class StatusPageSuite {
     /** Where the held requests go. */
     protected static final String HOLD = "/hold";
 
-    /** Three classes: the page's own (ops, by its path), premium (by header) and basic (the rest). */
+    /**
+     * Three classes: the page's own (ops, by its path), premium (by header) and basic (the rest); both rules give
+     * the class (trusted), as only credentials do since the class escalation fix.
+     */
     protected static final String POLICY = """
             classes = ops, premium, basic
             default-class = basic
@@ -69,10 +72,12 @@ public abstract class StatusPageSuite {
             rule.1.type = path
             rule.1.value = /qos/status
             rule.1.class = ops
+            rule.1.trusted = true
             rule.2.type = header
             rule.2.header = X-Tier
             rule.2.value = premium
             rule.2.class = premium
+            rule.2.trusted = true
             """;
 
     @TempDir
@@ -98,6 +103,10 @@ public abstract class StatusPageSuite {
 
         /** Short name for the screenshot's file, e.g. {@code tomcat-servlet}. */
         String name();
+
+        /** Stops the container; a failure to stop is unchecked (so that closing it cannot be interrupted). */
+        @Override
+        void close();
     }
 
     /**

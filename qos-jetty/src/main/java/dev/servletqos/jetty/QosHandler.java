@@ -39,9 +39,6 @@ import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.util.Attributes;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.URIUtil;
-import org.eclipse.jetty.util.annotation.ManagedAttribute;
-import org.eclipse.jetty.util.annotation.ManagedObject;
-import org.eclipse.jetty.util.annotation.ManagedOperation;
 import org.eclipse.jetty.util.annotation.Name;
 import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -98,7 +95,7 @@ import org.slf4j.LoggerFactory;
  * property), and overrides of its most changed settings, {@code maxExecuting}, {@code scheduling},
  * {@code defaultClass}, applied at start. While running, {@link #setMaxExecuting(int)},
  * {@link #setBudget(String, int)} and {@link #setSessionRate(String, double, int)} change the engine at once
- * (also through JMX, when Jetty's {@code jmx} module is on). Start fails with a message naming the values
+ * (over JMX, the engine's own beans do the same: {@link QosMBeans}). Start fails with a message naming the values
  * when the policy is invalid or when a class's {@code max-wait}, plus the 100 ms expiry sweep and a 1 s margin,
  * is not below a connector's idle timeout (the connector would close a waiting request before its 503). If
  * the wrapped handler fails to start, the engine is withdrawn again. Keep {@code max-executing} below the thread
@@ -106,7 +103,6 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-@ManagedObject("servlet-qos: service classes, session admission and per-class queues in front of a handler")
 public class QosHandler extends Handler.Wrapper {
 
     /**
@@ -181,7 +177,6 @@ public class QosHandler extends Handler.Wrapper {
         this.policy = policy;
     }
 
-    @ManagedAttribute(value = "The policy file, read at start", readonly = true)
     public String getPolicy() {
         return policy;
     }
@@ -200,7 +195,6 @@ public class QosHandler extends Handler.Wrapper {
         this.maxExecuting = maxExecuting;
     }
 
-    @ManagedAttribute("Requests executing at once over all classes; settable while running")
     public int getMaxExecuting() {
         QosEngine e = engine;
         if (e != null) {
@@ -215,7 +209,6 @@ public class QosHandler extends Handler.Wrapper {
         this.scheduling = scheduling;
     }
 
-    @ManagedAttribute(value = "The scheduling policy", readonly = true)
     public String getScheduling() {
         QosEngine e = engine;
         return e != null ? e.snapshot().scheduling().key() : scheduling;
@@ -226,7 +219,6 @@ public class QosHandler extends Handler.Wrapper {
         this.defaultClass = defaultClass;
     }
 
-    @ManagedAttribute(value = "The class of sessions no rule matches", readonly = true)
     public String getDefaultClass() {
         QosEngine e = engine;
         return e != null ? e.policy().defaultClass() : defaultClass;
@@ -249,9 +241,7 @@ public class QosHandler extends Handler.Wrapper {
      * @throws IllegalStateException if the handler is not started
      * @throws IllegalArgumentException for an unknown class or a budget outside 0..max-executing
      */
-    @ManagedOperation(value = "Sets a class's budget (concurrency permits)", impact = "ACTION")
-    public void setBudget(@Name(value = "serviceClass", description = "the class") String serviceClass,
-                          @Name(value = "budget", description = "permits, 0..max-executing") int budget) {
+    public void setBudget(String serviceClass, int budget) {
         running().setBudget(serviceClass, budget);
     }
 
@@ -261,8 +251,7 @@ public class QosHandler extends Handler.Wrapper {
      * @throws IllegalStateException if the handler is not started
      * @throws IllegalArgumentException for an unknown class
      */
-    @ManagedOperation(value = "A class's budget (concurrency permits)", impact = "INFO")
-    public int getBudget(@Name(value = "serviceClass", description = "the class") String serviceClass) {
+    public int getBudget(String serviceClass) {
         ClassStats c = running().snapshot().get(serviceClass);
         if (c == null) {
             throw new IllegalArgumentException("no service class \"" + serviceClass + "\"");
@@ -276,34 +265,26 @@ public class QosHandler extends Handler.Wrapper {
      * @throws IllegalStateException if the handler is not started
      * @throws IllegalArgumentException for an unknown class or values out of range
      */
-    @ManagedOperation(value = "Sets a class's new-session rate and burst", impact = "ACTION")
-    public void setSessionRate(@Name(value = "serviceClass", description = "the class") String serviceClass,
-                               @Name(value = "perSecond", description = "new sessions a second, 0 = no limit")
-                               double perSecond,
-                               @Name(value = "burst", description = "bucket depth, at least 1") int burst) {
+    public void setSessionRate(String serviceClass, double perSecond, int burst) {
         running().setSessionRate(serviceClass, perSecond, burst);
     }
 
-    @ManagedAttribute("Requests holding a permit now, all classes")
     public int getExecuting() {
         EngineSnapshot s = snapshot();
         return s == null ? 0 : s.executing();
     }
 
-    @ManagedAttribute("Requests waiting for a permit now, all classes")
     public int getQueued() {
         EngineSnapshot s = snapshot();
         return s == null ? 0 : s.queued();
     }
 
-    @ManagedAttribute("Budget of each class, highest priority first")
     public String getBudgets() {
         EngineSnapshot s = snapshot();
         return s == null ? "" : s.classes().stream().map(c -> c.name() + "=" + c.budget())
                 .collect(Collectors.joining(", "));
     }
 
-    @ManagedAttribute("Settings and counters of each class")
     public String[] getClassStatistics() {
         EngineSnapshot s = snapshot();
         return s == null ? new String[0] : s.classes().stream().map(ClassStats::toString).toArray(String[]::new);
@@ -328,6 +309,15 @@ public class QosHandler extends Handler.Wrapper {
         checkIdleTimeouts(server, p);
         warnAboutThreadPool(server, p);
         QosEngine e = QosEngine.create(p);
+        if (javaPolicy == null) {
+            // JMX reloadPolicy (and policy.watch) read the file again, with the handler's overrides and the same check
+            // of each max-wait against the connectors' idle timeouts as at start
+            e.reloadFrom(() -> {
+                QosPolicy next = resolvePolicy();
+                checkIdleTimeouts(server, next);
+                return next;
+            }, policyFile());
+        }
         ContextHandler context = Handler.AbstractContainer.findContainerOf(server, ContextHandler.class, this);
         // Published before the wrapped handler starts, so that the application finds it when it starts.
         engine = e;
@@ -436,6 +426,12 @@ public class QosHandler extends Handler.Wrapper {
             return maxExecuting == null && scheduling == null && defaultClass == null ? javaPolicy
                     : withOverrides(javaPolicy);
         }
+        return PolicyParser.load(policyFile(), PolicyParser.adapterOverrides(maxExecuting, scheduling,
+                defaultClass));
+    }
+
+    /** The policy file: {@code policy}, relative to {@code jetty.base}. */
+    private Path policyFile() {
         if (policy == null || policy.isBlank()) {
             throw new PolicyException("policy", String.valueOf(policy), "QosHandler needs a policy file "
                     + "(<Set name=\"policy\">...</Set> in Jetty XML, setPolicy(..) or a QosPolicy in Java)");
@@ -445,7 +441,7 @@ public class QosHandler extends Handler.Wrapper {
         if (!file.isAbsolute() && base != null) {
             file = Path.of(base).resolve(file);
         }
-        return PolicyParser.load(file, PolicyParser.adapterOverrides(maxExecuting, scheduling, defaultClass));
+        return file;
     }
 
     /** Applies the setter overrides to a policy built in Java. */

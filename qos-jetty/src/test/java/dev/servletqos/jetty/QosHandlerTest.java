@@ -416,6 +416,29 @@ class QosHandlerTest {
     }
 
     @Test
+    void aReloadedPolicyMeetsTheSameIdleTimeoutCheckAsAtStart() throws Exception {
+        Files.writeString(dir.resolve("qos.properties"), CLASSES + "class.basic.max-wait = 5s\n");
+        QosHandler qos = new QosHandler();
+        qos.setPolicy(dir.resolve("qos.properties").toString());
+        EmbeddedJetty jetty = new EmbeddedJetty(qos, MAX_THREADS);
+        jetty.connector.setIdleTimeout(20_000);
+        try {
+            jetty.startServer();
+            Files.writeString(dir.resolve("qos.properties"), CLASSES + "class.basic.max-wait = 30s\n");
+            PolicyException e = assertThrows(PolicyException.class, () -> qos.getEngine().reloadPolicy());
+            assertEquals("class.basic.max-wait", e.key());
+            assertTrue(e.getMessage().contains("idleTimeout = 20000 ms"), e.getMessage());
+            assertEquals(Duration.ofSeconds(5), qos.getEngine().policy().classes().get(1).queue().maxWait(),
+                    "the policy in force stays");
+            Files.writeString(dir.resolve("qos.properties"), CLASSES + "class.basic.max-wait = 15s\n");
+            qos.getEngine().reloadPolicy();
+            assertEquals(Duration.ofSeconds(15), qos.getEngine().policy().classes().get(1).queue().maxWait());
+        } finally {
+            jetty.close();
+        }
+    }
+
+    @Test
     void startFailsWhenTheMaxWaitIsNotBelowTheConnectorsIdleTimeout() throws Exception {
         Files.writeString(dir.resolve("qos.properties"),
                 CLASSES + "class.basic.max-wait = 30s\nclass.premium.max-wait = 5s\n");

@@ -73,8 +73,15 @@ class QosStatusHandlerTest extends StatusPageSuite {
             }
 
             @Override
-            public void close() throws Exception {
-                jetty.stop();
+            public void close() {
+                try {
+                    jetty.stop();
+                } catch (Exception e) {
+                    if (e instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new IllegalStateException("Jetty did not stop", e);
+                }
             }
         };
     }

@@ -162,6 +162,8 @@ public class QosValve extends ValveBase {
         try {
             p = loadPolicy();
             e = QosEngine.create(p);
+            // JMX reloadPolicy (and policy.watch) read the file again, with the valve's overrides
+            e.reloadFrom(this::loadPolicy, policyFile());
         } catch (PolicyException ex) {
             throw new LifecycleException("QosValve: bad policy: " + ex.getMessage(), ex);
         }
@@ -316,6 +318,11 @@ public class QosValve extends ValveBase {
     }
 
     private QosPolicy loadPolicy() {
+        return PolicyParser.load(policyFile(), PolicyParser.adapterOverrides(maxExecuting, scheduling, defaultClass));
+    }
+
+    /** The policy file: the {@code policy} attribute, relative to {@code catalina.base}. */
+    private Path policyFile() {
         if (policy == null || policy.isBlank()) {
             throw new PolicyException("policy", String.valueOf(policy),
                     "the valve needs a policy file (attribute policy=\"conf/qos.properties\")");
@@ -327,7 +334,7 @@ public class QosValve extends ValveBase {
                 file = Path.of(base).resolve(file);
             }
         }
-        return PolicyParser.load(file, PolicyParser.adapterOverrides(maxExecuting, scheduling, defaultClass));
+        return file;
     }
 
     /** The fewest worker threads of the service's connectors (their executor's or their own), or 0 if unknown. */

@@ -54,8 +54,12 @@ class QosStatusServletTest extends StatusPageSuite {
             }
 
             @Override
-            public void close() throws Exception {
-                tomcat.close();
+            public void close() {
+                try {
+                    tomcat.close();
+                } catch (org.apache.catalina.LifecycleException e) {
+                    throw new IllegalStateException("Tomcat did not stop", e);
+                }
             }
         };
     }

@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import javax.management.remote.JMXServiceURL;
 
 /**
  * A standalone Tomcat from the binary distribution, run as a child process the way an admin installs the
@@ -64,14 +65,17 @@ final class StandaloneTomcat implements AutoCloseable {
     private final Path base;
     private final Path log;
     private final int port;
+    /** The JMX remote connector's port (RMI registry and objects on one port), or 0 without one. */
+    private final int jmxPort;
     private final Process process;
     private final Thread killOnExit;
     private boolean closed;
 
-    private StandaloneTomcat(Path base, Path log, int port, Process process) {
+    private StandaloneTomcat(Path base, Path log, int port, int jmxPort, Process process) {
         this.base = base;
         this.log = log;
         this.port = port;
+        this.jmxPort = jmxPort;
         this.process = process;
         this.killOnExit = new Thread(() -> kill(process), "kill-standalone-tomcat-" + port);
         Runtime.getRuntime().addShutdownHook(killOnExit);
@@ -102,6 +106,21 @@ final class StandaloneTomcat implements AutoCloseable {
             throw new IllegalArgumentException("pathAndQuery must start with /: " + pathAndQuery);
         }
         return URI.create("http://127.0.0.1:" + port + pathAndQuery);
+    }
+
+    /**
+     * Where a JMX client connects to this Tomcat ({@link Builder#jmxRemote()}): the JDK's own agent, on 127.0.0.1,
+     * without authentication or TLS (a test machine's loopback only; see docs/operations.md for a real server).
+     */
+    JMXServiceURL jmxUrl() {
+        if (jmxPort == 0) {
+            throw new IllegalStateException("started without jmxRemote()");
+        }
+        try {
+            return new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi");
+        } catch (java.net.MalformedURLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** This instance's {@code CATALINA_BASE}. */
@@ -199,6 +218,7 @@ final class StandaloneTomcat implements AutoCloseable {
         private final Map<String, String> appContexts = new LinkedHashMap<>();
         private final Map<String, String> confFiles = new LinkedHashMap<>();
         private String readyPath;
+        private boolean jmxRemote;
 
         private Builder(String name) {
             if (!name.matches("[A-Za-z0-9_-]+")) {
@@ -241,6 +261,15 @@ final class StandaloneTomcat implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Starts the JVM with the JDK's JMX remote agent on a free port of 127.0.0.1, as an admin does with
+         * {@code CATALINA_OPTS} in {@code bin/setenv.sh} ({@link #jmxUrl()}).
+         */
+        Builder jmxRemote() {
+            this.jmxRemote = true;
+            return this;
+        }
+
         /** A GET of this path must answer 200 before {@link #start()} returns; required. */
         Builder readyPath(String path) {
             if (!path.startsWith("/")) {
@@ -275,8 +304,16 @@ final class StandaloneTomcat implements AutoCloseable {
             Path log = base.resolve("catalina.out");
             for (int attempt = 1; ; attempt++) {
                 int port = freePort();
+                int jmxPort = jmxRemote ? freePort() : 0;
+                List<String> jvm = jmxPort == 0 ? List.of() : List.of(
+                        "-Dcom.sun.management.jmxremote.port=" + jmxPort,
+                        "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
+                        "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+                        "-Djava.rmi.server.hostname=127.0.0.1",
+                        "-Dcom.sun.management.jmxremote.authenticate=false",
+                        "-Dcom.sun.management.jmxremote.ssl=false");
                 Files.writeString(base.resolve("conf/server.xml"), serverXml(port, maxThreads));
-                StandaloneTomcat tomcat = new StandaloneTomcat(base, log, port, launch(home, base, log));
+                StandaloneTomcat tomcat = new StandaloneTomcat(base, log, port, jmxPort, launch(home, base, log, jvm));
                 boolean ready = false;
                 try {
                     tomcat.awaitReady(readyPath);
@@ -340,7 +377,7 @@ final class StandaloneTomcat implements AutoCloseable {
     }
 
     /** The command line of bin/catalina.sh run, with the JVM that runs the tests. */
-    private static Process launch(Path home, Path base, Path log) throws IOException {
+    private static Process launch(Path home, Path base, Path log, List<String> jvmOptions) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of(
@@ -358,7 +395,9 @@ final class StandaloneTomcat implements AutoCloseable {
                 "-Dorg.apache.catalina.startup.EXIT_ON_INIT_FAILURE=true",
                 "-Dcatalina.home=" + home,
                 "-Dcatalina.base=" + base,
-                "-Djava.io.tmpdir=" + base.resolve("temp"),
+                "-Djava.io.tmpdir=" + base.resolve("temp")));
+        command.addAll(jvmOptions);
+        command.addAll(List.of(
                 "-cp", home.resolve("bin/bootstrap.jar") + java.io.File.pathSeparator
                         + home.resolve("bin/tomcat-juli.jar"),
                 "org.apache.catalina.startup.Bootstrap", "start"));

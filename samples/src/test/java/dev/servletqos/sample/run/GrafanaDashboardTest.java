@@ -109,7 +109,7 @@ class GrafanaDashboardTest {
         expressions(d).values().forEach(e -> named.addAll(PromQl.metrics(e)));
         assertTrue(named.containsAll(Set.of("qos_wait_seconds_sum", "qos_wait_seconds_count", "qos_control_reference",
                 "qos_budget_requests", "qos_max_executing_requests", "qos_max_executing_ceiling_requests",
-                "qos_session_rate_sessions", "qos_sessions_requests_total", "qos_rejections_requests_total",
+                "qos_session_rate_sessions", "qos_sessions_total", "qos_rejections_total",
                 "qos_requests_total", "shop_pages_seconds_count")), named.toString());
     }
 

@@ -72,7 +72,7 @@ class PrometheusEndpointTest {
             assertEquals("gauge", e.types.get("qos_budget_requests"));
             assertEquals("Requests that ended, by outcome", e.help.get("qos_requests_total"),
                     "the meter's description as # HELP");
-            assertTrue(e.value("qos_sessions_requests_total", Map.of("qos_class", "basic", "outcome", "admitted"))
+            assertTrue(e.value("qos_sessions_total", Map.of("qos_class", "basic", "outcome", "admitted"))
                     >= 1, "the shopper's session");
 
             // the delay targets of the bundled policy, in seconds, as the control loop's reference
@@ -85,7 +85,7 @@ class PrometheusEndpointTest {
                 e.value("qos_wait_seconds_count", tag);
                 e.value("qos_session_rate_sessions", tag);
                 for (String reason : new String[] {"session-queued", "session-rate", "session-level", "queue-full"}) {
-                    e.value("qos_rejections_requests_total", Map.of("qos_class", cls, "reason", reason));
+                    e.value("qos_rejections_total", Map.of("qos_class", cls, "reason", reason));
                 }
                 assertEquals(2, e.value("qos_content_level", tag), cls + " at full content");
                 assertEquals(2, e.value("qos_content_levels", tag), cls + "'s levels, as the shop's policy gives");
