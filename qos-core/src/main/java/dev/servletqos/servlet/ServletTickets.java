@@ -86,7 +86,7 @@ public final class ServletTickets {
         try {
             setAttribute(request, Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
             if (ticket.state() == Ticket.State.PARKED) {
-                mark.accept(marked);
+                mark.accept(Marked.waiting(ticket.setCookieHeader(), ticket, bytes));
                 if (park(waiting, ticket, request, bytes)) {
                     return; // the container and the ticket's listener own the request now
                 }
@@ -112,29 +112,57 @@ public final class ServletTickets {
     }
 
     /**
-     * Call on every later pass through the adapter of a request that carries the adapter's mark (the resumed
-     * request, or one the application dispatched again), before the rest of the chain: adds the admission cookie
-     * of a request that waited for its permit, on the first such pass only.
+     * Every later pass through the adapter of a request that carries the adapter's mark (the resumed request, or one
+     * the application dispatched again) goes through here: adds the admission cookie of a request that waited for
+     * its permit, on the first such pass only, runs the rest of the chain, and, for a request that waited, releases
+     * its permit when the application is done with it, as {@link #serve} does for a request that ran at once. (The
+     * listener on the suspended request releases it too, whichever comes first, but Jetty's servlet layer does not
+     * call it when the resumed request ends because its client went away while the response was written.)
      *
      * @param mark what {@link #serve} gave the adapter's mark
+     * @param rest the rest of the chain: the valve pipeline or the filter chain
      */
-    public static void passAgain(Object mark, HttpServletResponse response) {
-        if (mark instanceof Marked m) {
-            m.addCookie(response);
+    public static void passAgain(Object mark, HttpServletRequest request, HttpServletResponse response,
+                                 Application rest) throws IOException, ServletException {
+        if (!(mark instanceof Marked m)) {
+            rest.run();
+            return;
+        }
+        m.addCookie(response);
+        if (m.waited == null) {
+            rest.run();
+            return;
+        }
+        try {
+            rest.run();
+        } finally {
+            releaseWhenDone(m.waited, request, m.bytes);
         }
     }
 
-    /** What the adapter's mark holds: the admission cookie, until the application's response takes it. */
+    /**
+     * What the adapter's mark holds: the admission cookie, until the application's response takes it; and for a
+     * request that waited, its ticket, released when a later pass is done.
+     */
     private static final class Marked extends AtomicReference<String> {
         /** The mark of the requests that carry no cookie (most of them): one shared, nothing to hand out. */
-        static final Marked NONE = new Marked(null);
+        static final Marked NONE = new Marked(null, null, null);
+        /** The ticket of a request that waited (its permit held by the resumed request), else null. */
+        final Ticket waited;
+        final LongSupplier bytes;
 
-        private Marked(String cookie) {
+        private Marked(String cookie, Ticket waited, LongSupplier bytes) {
             super(cookie);
+            this.waited = waited;
+            this.bytes = bytes;
         }
 
         static Marked of(String cookie) {
-            return cookie == null ? NONE : new Marked(cookie);
+            return cookie == null ? NONE : new Marked(cookie, null, null);
+        }
+
+        static Marked waiting(String cookie, Ticket ticket, LongSupplier bytes) {
+            return new Marked(cookie, ticket, bytes);
         }
 
         /** Adds the admission cookie ({@code Set-Cookie}) of a newly admitted or renewed session, once. */
@@ -150,7 +178,8 @@ public final class ServletTickets {
      * Sets a request attribute, and throws when an attribute listener of the application failed, also where the
      * container catches the listener's exception itself (Tomcat keeps it in the request's
      * {@link RequestDispatcher#ERROR_EXCEPTION} attribute and goes on; a request suspended that way is then
-     * dropped without an answer).
+     * dropped without an answer). An {@link IOException} there is not a listener's: Tomcat stores one when an HTTP/2
+     * client resets the stream, which may happen at the same moment on another thread; the request ends anyway.
      *
      * @throws IllegalStateException carrying the listener's exception
      */
@@ -158,7 +187,7 @@ public final class ServletTickets {
         Object failedBefore = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
         request.setAttribute(name, value);
         Object failed = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
-        if (failed != failedBefore && failed instanceof Throwable t) {
+        if (failed != failedBefore && failed instanceof Throwable t && !(t instanceof IOException)) {
             throw new IllegalStateException("servlet-qos: setting the request attribute " + name + " failed", t);
         }
     }

@@ -366,8 +366,7 @@ public class QosValve extends ValveBase {
         if (marked != null) {
             // A resumed request (our own dispatch) or one the application dispatched again: it already
             // holds its permit.
-            ServletTickets.passAgain(marked, response);
-            getNext().invoke(request, response);
+            ServletTickets.passAgain(marked, request, response, () -> getNext().invoke(request, response));
             return;
         }
         QosEngine e = engine;
