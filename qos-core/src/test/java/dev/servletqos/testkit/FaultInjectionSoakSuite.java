@@ -133,6 +133,43 @@ public abstract class FaultInjectionSoakSuite {
         soak(HttpClient.Version.HTTP_2);
     }
 
+    /**
+     * Issue 11, finding 3: an HTTP/2 client that resets the stream of a request while it waits frees its place in the
+     * queue at once (the ticket is CANCELLED within half a second, long before its 2 s maximum wait), so it stops
+     * counting toward the queue triggers and the queue bound. Every container tells the adapter of a reset: Jetty's
+     * failure listener and the servlet {@code AsyncListener.onError} of Tomcat and Jetty. Over HTTP/1.1 neither
+     * container notices a client that closes while its request waits (no read is pending on the connection then):
+     * see {@link AdapterBehaviourSuite}'s disconnect scenario, where the request ends at its maximum wait.
+     */
+    @Test
+    protected void aStreamResetWhileWaitingFreesItsPlaceAtOnce() throws Exception {
+        server = start(dir, AdapterBehaviourSuite.CLASSES + "max-executing = 1\nclass.premium.max-wait = 2s\n"
+                + "class.basic.max-wait = 2s\n",
+                MAX_THREADS);
+        client = new JettyH2cClient();
+        URI base = URI.create("http://127.0.0.1:" + server.port());
+        CompletableFuture<Outcome> running = client.send(base.resolve(TestApp.WORK + "?ms=1500"), true, -1, -1);
+        AdapterBehaviourSuite.await("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        CompletableFuture<Outcome> waiting = client.send(base.resolve(TestApp.WORK), true, 10_000, -1);
+        AdapterBehaviourSuite.await("one waiting", Duration.ofSeconds(10), () -> server.snapshot().queued() == 1);
+        // Suspended: only the running request holds a thread (the waiting one's has gone back to the pool).
+        AdapterBehaviourSuite.await("the waiting request suspended", Duration.ofSeconds(10),
+                () -> server.busyWorkerThreads() == 1);
+        long resetAt = System.nanoTime();
+        ((JettyH2cClient) client).closeAll();
+        assertEquals(Outcome.CLOSED, waiting.get(10, TimeUnit.SECONDS).status());
+        AdapterBehaviourSuite.await("the reset request left the queue", Duration.ofSeconds(1),
+                () -> server.snapshot().queued() == 0);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resetAt);
+        ClassStats premium = server.snapshot().get("premium");
+        assertEquals(1, premium.cancelled(), premium.toString());
+        assertEquals(0, premium.expired(), premium.toString());
+        assertTrue(millis < 500, "cancelled " + millis + " ms after the reset");
+        assertEquals(200, running.get(10, TimeUnit.SECONDS).status());
+        AdapterBehaviourSuite.await("idle", Duration.ofSeconds(10), () -> server.snapshot().executing() == 0);
+        assertTrue(server.snapshot().get("premium").reconciles());
+    }
+
     @AfterEach
     void closeServer() throws Exception {
         try {
@@ -416,6 +453,15 @@ public abstract class FaultInjectionSoakSuite {
         private final org.eclipse.jetty.client.HttpClient plain = client(false);
         private final org.eclipse.jetty.client.HttpClient resetting = client(true);
         private final AtomicLong ids = new AtomicLong();
+        /** The closes planned for later ({@code cancelAfter}), to run now with {@link #closeAll()}. */
+        private final ConcurrentLinkedQueue<Runnable> toClose = new ConcurrentLinkedQueue<>();
+
+        /** Closes now every exchange that was to be closed later (resets its stream). */
+        void closeAll() {
+            for (Runnable r; (r = toClose.poll()) != null; ) {
+                r.run();
+            }
+        }
 
         JettyH2cClient() throws Exception {
             plain.start();
@@ -476,11 +522,13 @@ public abstract class FaultInjectionSoakSuite {
                 }
             });
             if (cancelAfter >= 0) {
-                CompletableFuture.delayedExecutor(cancelAfter, TimeUnit.MILLISECONDS).execute(() -> {
+                Runnable close = () -> {
                     if (!outcome.isDone() && closedByUs.compareAndSet(false, true)) {
                         request.abort(new CancellationException("the client closes"));
                     }
-                });
+                };
+                toClose.add(close);
+                CompletableFuture.delayedExecutor(cancelAfter, TimeUnit.MILLISECONDS).execute(close);
             }
             return outcome;
         }
