@@ -75,7 +75,7 @@ public class SchedulerLincheckTest {
         final boolean parked;
         final AtomicInteger granted = new AtomicInteger();
         final AtomicInteger expired = new AtomicInteger();
-        /** The adapter ended it itself ({@code cancel()} or {@code expire()} returned true, or complete while parked). */
+        /** The adapter ended it ({@code cancel()} or {@code expire()} returned true, or complete while parked). */
         volatile boolean endedByAdapter;
 
         Tracked(Ticket ticket) {

@@ -187,7 +187,8 @@ public class QosFilter implements Filter {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
         Object marked = req.getAttribute(TICKET_ATTRIBUTE);
-        if (marked != null && req instanceof HttpServletRequest request && res instanceof HttpServletResponse response) {
+        if (marked != null && req instanceof HttpServletRequest request
+                && res instanceof HttpServletResponse response) {
             // A resumed request (our own ASYNC dispatch) or one the application dispatched again holds its
             // permit already.
             ServletTickets.passAgain(marked, request, response, () -> chain.doFilter(request, response));

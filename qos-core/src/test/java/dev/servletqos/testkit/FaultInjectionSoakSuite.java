@@ -263,7 +263,8 @@ public abstract class FaultInjectionSoakSuite {
                 + ", completed " + end.classes().stream().mapToLong(ClassStats::completed).sum() + ", declined "
                 + end.classes().stream().mapToLong(ClassStats::declined).sum() + ", rejected " + rejected
                 + ", expired " + expired + ", cancelled " + cancelled + ", granted after waiting " + waited
-                + "; clients closed " + closedByClient + ", lost with their connection " + lost + "; settings changes " + settingsChanges + ", invariant checks "
+                + "; clients closed " + closedByClient + ", lost with their connection " + lost
+                + "; settings changes " + settingsChanges + ", invariant checks "
                 + checks + "; statuses by kind " + statuses;
         System.out.println("soak: " + summary);
         // The mix must really have overloaded the adapter: requests waited and were granted, and some were refused.
@@ -371,7 +372,7 @@ public abstract class FaultInjectionSoakSuite {
 
         /** The client closed the exchange before it was answered. */
         static final int CLOSED = -1;
-        /** The client was about to close it, and the container ended its connection first (see {@link JettyH2cClient}). */
+        /** The client was about to close it, and the container ended its connection first ({@link JettyH2cClient}). */
         static final int LOST = -2;
     }
 

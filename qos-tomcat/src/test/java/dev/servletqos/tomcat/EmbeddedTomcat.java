@@ -51,9 +51,9 @@ final class EmbeddedTomcat implements QosServer {
     }
 
     /**
-     * {@link #EmbeddedTomcat(Path, int, Consumer)}, with {@code h2c} also HTTP/2 on the connector ({@code Http2Protocol}
-     * as its upgrade protocol: upgraded from HTTP/1.1, or with prior knowledge) and the {@link SoakServlets} beside the
-     * test application, as {@code FaultInjectionSoakSuite} needs.
+     * {@link #EmbeddedTomcat(Path, int, Consumer)}, with {@code h2c} also HTTP/2 on the connector
+     * ({@code Http2Protocol} as its upgrade protocol: upgraded from HTTP/1.1, or with prior knowledge), a 5 s connection
+     * timeout and the {@link SoakServlets} beside the test application, as {@code FaultInjectionSoakSuite} needs.
      */
     EmbeddedTomcat(Path dir, int maxThreads, boolean h2c, Consumer<Context> install) throws LifecycleException {
         tomcat.setBaseDir(dir.resolve("tomcat").toString());

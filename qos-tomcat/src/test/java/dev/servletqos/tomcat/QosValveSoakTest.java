@@ -15,9 +15,9 @@ class QosValveSoakTest extends FaultInjectionSoakSuite {
     /**
      * Off unless {@code -Dsoak.tomcatResets=true}: with Tomcat 11.0.24 over h2c, while clients reset many streams,
      * a few other streams (1 to 5 in 2000, on connections that reset nothing) were answered 500 with an empty body,
-     * in about half the runs, with either adapter, and also with max-executing 16 where little waits; neither the
-     * application nor the filter saw that 500 (it is set after the filter chain returned). Not explained yet; see
-     * docs/security.md. Resets over h2c are soaked on Jetty, closed connections over HTTP/1.1 on Tomcat.
+     * in about half the runs, with either adapter; neither the application nor the filter saw that 500 (it is set
+     * after the filter chain returned). Not explained yet; see docs/security.md. Resets over h2c are soaked on Jetty,
+     * closed connections over HTTP/1.1 on Tomcat.
      */
     @Override
     protected boolean resetStreamsOverH2c() {
