@@ -221,6 +221,10 @@ public abstract class FaultInjectionSoakSuite {
                 if ((i & 1023) == 0) {
                     pending.removeIf(CompletableFuture::isDone);
                 }
+                if (i > 0 && i % 100_000 == 0) {
+                    System.out.println("soak: " + run + ": " + i + " requests sent in "
+                            + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + " s");
+                }
                 pending.add(f);
                 if (!failures.isEmpty() && failures.size() > 20) {
                     break;
