@@ -384,13 +384,16 @@ public abstract class FaultInjectionSoakSuite {
      * One protocol's client: sends a GET and plays the client's part. The returned future never fails: a failure
      * is in the {@link Outcome}.
      */
-    interface SoakClient extends AutoCloseable {
+    interface SoakClient {
         /**
          * @param cancelAfter   if not negative, the client closes the exchange after so many milliseconds (HTTP/1.1:
          *                      the connection; HTTP/2: the stream, reset) unless it was answered by then
          * @param readThenClose if not negative, the client reads so many bytes of a 200's body, then closes
          */
         CompletableFuture<Outcome> send(URI uri, boolean premium, long cancelAfter, int readThenClose);
+
+        /** Stops the client's threads. */
+        void close() throws Exception;
     }
 
     /**
