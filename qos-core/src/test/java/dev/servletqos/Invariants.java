@@ -30,7 +30,7 @@ import dev.servletqos.policy.QosPolicy;
  *
  * <p>Thread-safe: the concurrent test reports settings from several threads.
  */
-final class Invariants {
+public final class Invariants {
 
     private final boolean borrowing;
     private final boolean classBudgets;
@@ -39,7 +39,7 @@ final class Invariants {
     private final long[] classBound;
 
     /** @param initial a snapshot before any load: its settings are the first limits in force */
-    Invariants(QosPolicy policy, EngineSnapshot initial) {
+    public Invariants(QosPolicy policy, EngineSnapshot initial) {
         this.borrowing = policy.borrowing();
         this.classBudgets = !borrowing && initial.settings().control().admission() != ControlPolicy.Admission.AUTO;
         this.classBound = new long[initial.classes().size()];
@@ -49,7 +49,7 @@ final class Invariants {
     }
 
     /** A settings value was put in force (as the engine returned it, clamped). */
-    synchronized void applied(Settings s) {
+    public synchronized void applied(Settings s) {
         maxInForce(s.maxExecuting());
         for (int k = 0; k < classBound.length; k++) {
             budgetInForce(k, s.get(k).budget());
@@ -73,7 +73,7 @@ final class Invariants {
      *
      * @throws AssertionError naming {@code where} and the snapshot
      */
-    synchronized void check(EngineSnapshot s, String where) {
+    public synchronized void check(EngineSnapshot s, String where) {
         int executing = 0;
         int queued = 0;
         for (ClassStats c : s.classes()) {

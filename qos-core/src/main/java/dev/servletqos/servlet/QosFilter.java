@@ -191,14 +191,15 @@ public class QosFilter implements Filter {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
         Object marked = req.getAttribute(TICKET_ATTRIBUTE);
-        if (marked != null && res instanceof HttpServletResponse response) {
+        if (marked != null && req instanceof HttpServletRequest request
+                && res instanceof HttpServletResponse response) {
             // A resumed request (our own ASYNC dispatch) or one the application dispatched again holds its
             // permit already; a resumed one whose content comes from its level's tree goes there.
-            String forward = ServletTickets.passAgain(marked, response);
-            if (forward != null) {
-                ServletTickets.forward(req.getServletContext(), req, res, forward);
-                return;
-            }
+            String forward = ServletTickets.takeForward(marked);
+            ServletTickets.passAgain(marked, request, response, forward != null
+                    ? () -> ServletTickets.forward(req.getServletContext(), req, res, forward)
+                    : () -> chain.doFilter(request, response));
+            return;
         }
         QosEngine e = engine;
         if (e == null || marked != null || req.getDispatcherType() != DispatcherType.REQUEST

@@ -166,7 +166,7 @@ public final class ServletTickets {
             setAttribute(request, Attributes.LEVEL, ticket.level());
             setAttribute(request, Attributes.LEVELS, ticket.levels());
             if (parking) {
-                mark.accept(marked);
+                mark.accept(Marked.waiting(ticket.setCookieHeader(), forward, ticket, bytes));
                 if (park(waiting, ticket, request, bytes)) {
                     return; // the container and the ticket's listener own the request now
                 }
@@ -197,40 +197,73 @@ public final class ServletTickets {
     }
 
     /**
-     * Call on every later pass through the adapter of a request that carries the adapter's mark (the resumed
-     * request, or one the application dispatched again), before the rest of the chain: adds the admission cookie
-     * of a request that waited for its permit, on the first such pass only, and returns where to forward a
-     * resumed request whose static content comes from its level's tree (on that pass only; null: go on with the
-     * chain).
+     * Where to forward the resumed pass of a request that waited and whose static content comes from its level's
+     * tree: call on a later pass through the adapter before {@link #passAgain}; the first such pass takes it, later
+     * ones (and requests that ran at once) get null.
      *
      * @param mark what {@link #serve} gave the adapter's mark
-     * @return the percent-encoded path to forward to ({@link Forward}), or null
+     * @return the percent-encoded path to forward to ({@link Forward}), or null: go on with the chain
      */
-    public static String passAgain(Object mark, HttpServletResponse response) {
-        if (mark instanceof Marked m) {
-            m.addCookie(response);
-            return m.takeForward();
-        }
-        return null;
+    public static String takeForward(Object mark) {
+        return mark instanceof Marked m ? m.takeForward() : null;
     }
 
     /**
-     * What the adapter's mark holds: the admission cookie, until the application's response takes it, and for a
-     * request that waits, where its resumed pass is forwarded to, until that pass takes it.
+     * Every later pass through the adapter of a request that carries the adapter's mark (the resumed request, or one
+     * the application dispatched again) goes through here: adds the admission cookie of a request that waited for
+     * its permit, on the first such pass only, runs the rest of the chain, and, for a request that waited, releases
+     * its permit when the application is done with it, as {@link #serve} does for a request that ran at once. (The
+     * listener on the suspended request releases it too, whichever comes first, but Jetty's servlet layer does not
+     * call it when the resumed request ends because its client went away while the response was written.)
+     *
+     * @param mark what {@link #serve} gave the adapter's mark
+     * @param rest the rest of the chain: the valve pipeline or the filter chain
+     */
+    public static void passAgain(Object mark, HttpServletRequest request, HttpServletResponse response,
+                                 Application rest) throws IOException, ServletException {
+        if (!(mark instanceof Marked m)) {
+            rest.run();
+            return;
+        }
+        m.addCookie(response);
+        if (m.waited == null) {
+            rest.run();
+            return;
+        }
+        try {
+            rest.run();
+        } finally {
+            releaseWhenDone(m.waited, request, m.bytes);
+        }
+    }
+
+    /**
+     * What the adapter's mark holds: the admission cookie, until the application's response takes it; for a
+     * request that waits, where its resumed pass is forwarded to, until that pass takes it; and for a request that
+     * waited, its ticket, released when a later pass is done.
      */
     private static final class Marked extends AtomicReference<String> {
         /** The mark of the requests that carry no cookie and forward nowhere (most of them): one shared. */
-        static final Marked NONE = new Marked(null, null);
+        static final Marked NONE = new Marked(null, null, null, null);
 
         private final AtomicReference<String> forward;
+        /** The ticket of a request that waited (its permit held by the resumed request), else null. */
+        final Ticket waited;
+        final LongSupplier bytes;
 
-        private Marked(String cookie, String forward) {
+        private Marked(String cookie, String forward, Ticket waited, LongSupplier bytes) {
             super(cookie);
             this.forward = forward == null ? null : new AtomicReference<>(forward);
+            this.waited = waited;
+            this.bytes = bytes;
         }
 
         static Marked of(String cookie, String forward) {
-            return cookie == null && forward == null ? NONE : new Marked(cookie, forward);
+            return cookie == null && forward == null ? NONE : new Marked(cookie, forward, null, null);
+        }
+
+        static Marked waiting(String cookie, String forward, Ticket ticket, LongSupplier bytes) {
+            return new Marked(cookie, forward, ticket, bytes);
         }
 
         /** Where to forward the resumed pass, once; null if nowhere. */
@@ -251,7 +284,8 @@ public final class ServletTickets {
      * Sets a request attribute, and throws when an attribute listener of the application failed, also where the
      * container catches the listener's exception itself (Tomcat keeps it in the request's
      * {@link RequestDispatcher#ERROR_EXCEPTION} attribute and goes on; a request suspended that way is then
-     * dropped without an answer).
+     * dropped without an answer). An {@link IOException} there is not a listener's: Tomcat stores one when an HTTP/2
+     * client resets the stream, which may happen at the same moment on another thread; the request ends anyway.
      *
      * @throws IllegalStateException carrying the listener's exception
      */
@@ -259,7 +293,7 @@ public final class ServletTickets {
         Object failedBefore = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
         request.setAttribute(name, value);
         Object failed = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
-        if (failed != failedBefore && failed instanceof Throwable t) {
+        if (failed != failedBefore && failed instanceof Throwable t && !(t instanceof IOException)) {
             throw new IllegalStateException("servlet-qos: setting the request attribute " + name + " failed", t);
         }
     }

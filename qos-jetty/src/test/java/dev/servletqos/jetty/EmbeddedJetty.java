@@ -5,6 +5,7 @@ import dev.servletqos.QosEngine;
 import dev.servletqos.servlet.QosFilter;
 import dev.servletqos.testkit.AdapterBehaviourSuite;
 import dev.servletqos.testkit.QosServer;
+import dev.servletqos.testkit.SoakServlets;
 import dev.servletqos.testkit.TestApp;
 import dev.servletqos.testkit.TestServlets;
 import jakarta.servlet.DispatcherType;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -51,6 +53,11 @@ final class EmbeddedJetty implements QosServer {
     private static final int JETTY_THREADS = 2;
     /** The connector's idle timeout. */
     static final long IDLE_TIMEOUT_MILLIS = 90_000;
+    /**
+     * The connector's idle timeout in the soak: it bounds how long a client that stops reading holds the thread
+     * writing to it, and its permit (docs/security.md, slow clients); above the soak's longest max-wait plus 1.1 s.
+     */
+    static final long SOAK_IDLE_TIMEOUT_MILLIS = 5_000;
 
     final TestApp testApp = new TestApp();
     final Server server;
@@ -82,9 +89,18 @@ final class EmbeddedJetty implements QosServer {
      */
     static EmbeddedJetty withFilter(Path dir, String policy, int maxThreads, Map<String, String> initParameters,
             Consumer<ServletContextHandler> more) throws Exception {
+        return withFilter(dir, policy, maxThreads, initParameters, more, false);
+    }
+
+    private static EmbeddedJetty withFilter(Path dir, String policy, int maxThreads, Map<String, String> initParameters,
+            Consumer<ServletContextHandler> more, boolean soak) throws Exception {
         EmbeddedJetty jetty = new EmbeddedJetty(maxThreads);
         ServletContextHandler context = new ServletContextHandler("/");
-        for (Map.Entry<String, HttpServlet> s : TestServlets.forApp(jetty.testApp).entrySet()) {
+        Map<String, HttpServlet> servlets = new LinkedHashMap<>(TestServlets.forApp(jetty.testApp));
+        if (soak) {
+            servlets.putAll(SoakServlets.forApp(jetty.testApp));
+        }
+        for (Map.Entry<String, HttpServlet> s : servlets.entrySet()) {
             ServletHolder holder = new ServletHolder(s.getValue());
             holder.setAsyncSupported(true);
             context.addServlet(holder, s.getKey());
@@ -100,6 +116,41 @@ final class EmbeddedJetty implements QosServer {
         jetty.server.setHandler(context);
         jetty.engine = filter::getEngine;
         jetty.adapter = () -> context;
+        if (soak) {
+            jetty.connector.setIdleTimeout(SOAK_IDLE_TIMEOUT_MILLIS);
+        }
+        jetty.startServer();
+        return jetty;
+    }
+
+    /**
+     * {@link #withFilter(Path, String, int)} with the {@link SoakServlets} beside the test application and the soak's
+     * idle timeout.
+     */
+    static EmbeddedJetty withFilterForSoak(Path dir, String policy, int maxThreads) throws Exception {
+        return withFilter(dir, policy, maxThreads, Map.of(), context -> { }, true);
+    }
+
+    /**
+     * A started server with a {@link QosHandler} in front of an ee11 servlet context at "/" that has the
+     * {@link TestServlets} and the {@link SoakServlets}: the handler where the {@code servlet-qos} module puts it, in
+     * front of a web application; with the soak's idle timeout.
+     */
+    static EmbeddedJetty withHandlerForSoak(Path dir, String policy, int maxThreads) throws Exception {
+        QosHandler qos = new QosHandler();
+        qos.setPolicy(writePolicy(dir, policy).toString());
+        EmbeddedJetty jetty = new EmbeddedJetty(maxThreads);
+        ServletContextHandler context = new ServletContextHandler("/");
+        Map<String, HttpServlet> servlets = new LinkedHashMap<>(TestServlets.forApp(jetty.testApp));
+        servlets.putAll(SoakServlets.forApp(jetty.testApp));
+        for (Map.Entry<String, HttpServlet> s : servlets.entrySet()) {
+            ServletHolder holder = new ServletHolder(s.getValue());
+            holder.setAsyncSupported(true);
+            context.addServlet(holder, s.getKey());
+        }
+        qos.setHandler(context);
+        jetty.server.setHandler(qos);
+        jetty.connector.setIdleTimeout(SOAK_IDLE_TIMEOUT_MILLIS);
         jetty.startServer();
         return jetty;
     }

@@ -373,12 +373,10 @@ public class QosValve extends ValveBase {
         if (marked != null) {
             // A resumed request (our own dispatch) or one the application dispatched again: it already
             // holds its permit.
-            String forward = ServletTickets.passAgain(marked, response);
-            if (forward != null) {
-                forward(request, response, forward);
-            } else {
-                getNext().invoke(request, response);
-            }
+            // A resumed one whose content comes from its level's tree goes there.
+            String forward = ServletTickets.takeForward(marked);
+            ServletTickets.passAgain(marked, request, response, forward != null
+                    ? () -> forward(request, response, forward) : () -> getNext().invoke(request, response));
             return;
         }
         QosEngine e = engine;

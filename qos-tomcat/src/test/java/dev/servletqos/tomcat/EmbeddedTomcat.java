@@ -3,6 +3,7 @@ package dev.servletqos.tomcat;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.testkit.QosServer;
+import dev.servletqos.testkit.SoakServlets;
 import dev.servletqos.testkit.TestApp;
 import dev.servletqos.testkit.TestServlets;
 import jakarta.servlet.http.HttpServlet;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -19,6 +21,7 @@ import org.apache.catalina.LifecycleException;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.coyote.http2.Http2Protocol;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.apache.tomcat.util.threads.ThreadPoolExecutor;
@@ -44,6 +47,15 @@ final class EmbeddedTomcat implements QosServer {
      * {@link LifecycleException} says why.
      */
     EmbeddedTomcat(Path dir, int maxThreads, Consumer<Context> install) throws LifecycleException {
+        this(dir, maxThreads, false, install);
+    }
+
+    /**
+     * {@link #EmbeddedTomcat(Path, int, Consumer)}, with {@code h2c} also HTTP/2 on the connector
+     * ({@code Http2Protocol} as its upgrade protocol: upgraded from HTTP/1.1, or with prior knowledge), a 5 s connection
+     * timeout and the {@link SoakServlets} beside the test application, as {@code FaultInjectionSoakSuite} needs.
+     */
+    EmbeddedTomcat(Path dir, int maxThreads, boolean h2c, Consumer<Context> install) throws LifecycleException {
         tomcat.setBaseDir(dir.resolve("tomcat").toString());
         tomcat.setHostname("127.0.0.1");
         connector = new Connector();
@@ -51,9 +63,23 @@ final class EmbeddedTomcat implements QosServer {
         connector.setProperty("address", "127.0.0.1");
         connector.setProperty("maxThreads", Integer.toString(maxThreads));
         connector.setProperty("minSpareThreads", "1");
+        if (h2c) {
+            // Bounds how long a client that stops reading holds the thread writing to it, and its permit
+            // (docs/security.md, slow clients); Tomcat's default is 20 s.
+            connector.setProperty("connectionTimeout", "5000");
+            Http2Protocol h2 = new Http2Protocol();
+            // The soak resets streams on purpose, many on one connection: Tomcat's protection against rapid resets
+            // (CVE-2023-44487) would close the connection with ENHANCE_YOUR_CALM, failing the other streams on it.
+            h2.setOverheadCountFactor(0);
+            connector.addUpgradeProtocol(h2);
+        }
         tomcat.setConnector(connector);
         context = tomcat.addContext("", null);
-        for (Map.Entry<String, HttpServlet> e : TestServlets.forApp(app).entrySet()) {
+        Map<String, HttpServlet> servlets = new LinkedHashMap<>(TestServlets.forApp(app));
+        if (h2c) {
+            servlets.putAll(SoakServlets.forApp(app));
+        }
+        for (Map.Entry<String, HttpServlet> e : servlets.entrySet()) {
             String name = e.getKey().substring(1);
             Tomcat.addServlet(context, name, e.getValue()).setAsyncSupported(true);
             context.addServletMappingDecoded(e.getKey(), name);
@@ -80,6 +106,25 @@ final class EmbeddedTomcat implements QosServer {
             valve.setPolicy(file.toString());
             ctx.getPipeline().addValve(valve);
         });
+    }
+
+    /** {@link #withValve}, with h2c and the soak's servlets (see the four-argument constructor). */
+    static EmbeddedTomcat withValveForSoak(Path dir, String policyText, int maxThreads)
+            throws IOException, LifecycleException {
+        Path file = writePolicy(dir, policyText);
+        return new EmbeddedTomcat(dir, maxThreads, true, ctx -> {
+            QosValve valve = new QosValve();
+            valve.setPolicy(file.toString());
+            ctx.getPipeline().addValve(valve);
+        });
+    }
+
+    /** {@link #withFilter}, with h2c and the soak's servlets (see the four-argument constructor). */
+    static EmbeddedTomcat withFilterForSoak(Path dir, String policyText, int maxThreads)
+            throws IOException, LifecycleException {
+        Path file = writePolicy(dir, policyText);
+        return new EmbeddedTomcat(dir, maxThreads, true,
+                ctx -> addQosFilter(ctx, Map.of("policy", file.toString())));
     }
 
     /** Tomcat with the filter configured by {@code policyText}, mapped first to /* for REQUEST and ASYNC. */

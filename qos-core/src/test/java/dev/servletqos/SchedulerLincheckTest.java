@@ -1,0 +1,341 @@
+package dev.servletqos;
+
+import dev.servletqos.Ticket.State;
+import dev.servletqos.policy.PolicyParser;
+import dev.servletqos.policy.QosPolicy;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.jetbrains.lincheck.datastructures.ThreadIdGen;
+import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lincheck (issue 11): the scheduler's ticket operations from several threads at once, checked for linearizability
+ * against a sequential model of the same scheduler, by Lincheck's model checker (which explores thread switches at
+ * every shared-memory access and lock) and by its stress mode. Two classes, strict priority, max-executing 1, queues of
+ * two, borrowing on. The operations, each by the thread that entered the ticket, on its oldest ticket that has not
+ * ended:
+ * <ul>
+ *   <li>{@code enter}: a request of either class enters (RUNNING, PARKED or REJECTED); a parked one is awaited with a
+ *       listener at once, as the adapters do;</li>
+ *   <li>{@code complete}: the application's end (RUNNING to COMPLETED and the permit to the next in line, PARKED to
+ *       CANCELLED);</li>
+ *   <li>{@code cancel} and {@code expire}: the adapter's (the client left, the container's timeout);</li>
+ *   <li>{@code sweep}: the engine's expiry sweep after the maximum wait has passed on the fake clock.</li>
+ * </ul>
+ * After each run, {@link #listenersToldOnce()} checks that every listener was told exactly once of what the engine
+ * did to its ticket (granted, or expired by the sweep) and never of what the adapter did itself, and that the counters
+ * reconcile.
+ *
+ * <p>Each test checks 50 random scenarios (three threads of three operations, two before and one after), the model
+ * checker 100 interleavings of each, the stress mode 1000 runs of each: about 40 s for both on the project's machine.
+ * {@code -Dqos.lincheck.iterations=N -Dqos.lincheck.invocations=M} for more. The test fails if the model grants a
+ * waiting basic request before a waiting premium one (tried by hand).
+ */
+@Param(name = "tid", gen = ThreadIdGen.class)
+public class SchedulerLincheckTest {
+
+    static final QosPolicy POLICY = PolicyParser.read(new ByteArrayInputStream("""
+            classes = premium, basic
+            default-class = basic
+            max-executing = 1
+            class.premium.max-queue = 2
+            class.basic.max-queue = 2
+            class.premium.max-wait = 10s
+            class.basic.max-wait = 10s
+            """.getBytes(StandardCharsets.UTF_8)), "lincheck", Map.of());
+    private static final Duration PAST_MAX_WAIT = Duration.ofSeconds(11);
+    /** Lincheck's thread ids: the parallel threads and the init and post parts. */
+    private static final int THREAD_SLOTS = 8;
+
+    private final FakeClock clock = new FakeClock();
+    // the scheduler alone: no request is classified here, so its policy generation needs no classifier
+    private final Scheduler scheduler = new Scheduler(Regime.first(POLICY, null), QosEngine.initialSettings(POLICY),
+            clock);
+    /** Each thread's tickets, oldest first; a list is touched by its own thread only. */
+    private final List<List<Tracked>> tickets = new ArrayList<>();
+
+    public SchedulerLincheckTest() {
+        for (int i = 0; i < THREAD_SLOTS; i++) {
+            tickets.add(new ArrayList<>());
+        }
+    }
+
+    /** A ticket and what its listener heard. */
+    private static final class Tracked implements Ticket.Listener {
+        final Ticket ticket;
+        final boolean parked;
+        final AtomicInteger granted = new AtomicInteger();
+        final AtomicInteger expired = new AtomicInteger();
+        /** The adapter ended it ({@code cancel()} or {@code expire()} returned true, or complete while parked). */
+        volatile boolean endedByAdapter;
+
+        Tracked(Ticket ticket) {
+            this.ticket = ticket;
+            State s = ticket.state();
+            this.parked = s == State.PARKED || s == State.EXPIRED;
+        }
+
+        @Override
+        public void granted(Ticket t) {
+            granted.incrementAndGet();
+        }
+
+        @Override
+        public void expired(Ticket t) {
+            expired.incrementAndGet();
+        }
+    }
+
+    private static boolean open(State s) {
+        return s == State.RUNNING || s == State.PARKED;
+    }
+
+    private Tracked oldestOpen(int tid) {
+        for (Tracked t : tickets.get(tid)) {
+            if (open(t.ticket.state())) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    @Operation
+    public String enter(@Param(name = "tid") int tid, boolean premium) {
+        int c = premium ? 0 : 1;
+        Ticket t = scheduler.enter(c, c, 0, clock.nanoTime(), 0, false, 1, null, null, null, false);
+        Tracked tracked = new Tracked(t);
+        tickets.get(tid).add(tracked);
+        if (tracked.parked) {
+            t.await(tracked);
+        }
+        // Read after the scheduler's lock: a ticket that waited may have been granted meanwhile (then RUNNING, as if
+        // the permit had been free when it entered: the same history) or expired by a sweep (then it waited).
+        return tracked.parked ? "PARKED" : t.state() == State.REJECTED ? "REJECTED" : "RUNNING";
+    }
+
+    // Each operation acts on the thread's oldest open ticket. Another thread's sweep may end that ticket between the
+    // look-up and the action (which then does nothing): at the linearization point it was not open any more, so the
+    // operation goes on to the next one.
+
+    @Operation
+    public String complete(@Param(name = "tid") int tid) {
+        for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
+            boolean wasParked = t.ticket.state() == State.PARKED;
+            t.ticket.complete();
+            State after = t.ticket.state();
+            if (after == State.COMPLETED) {
+                return after.name();
+            }
+            if (after == State.CANCELLED) {
+                t.endedByAdapter = wasParked || t.endedByAdapter;
+                return after.name();
+            }
+        }
+        return "none";
+    }
+
+    @Operation
+    public boolean cancel(@Param(name = "tid") int tid) {
+        return endWhileParked(tid, true);
+    }
+
+    @Operation
+    public boolean expire(@Param(name = "tid") int tid) {
+        return endWhileParked(tid, false);
+    }
+
+    private boolean endWhileParked(int tid, boolean cancel) {
+        for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
+            if (cancel ? t.ticket.cancel() : t.ticket.expire()) {
+                t.endedByAdapter = true;
+                return true;
+            }
+            if (open(t.ticket.state())) {
+                return false; // it runs
+            }
+        }
+        return false;
+    }
+
+    @Operation
+    public void sweep() {
+        clock.advance(PAST_MAX_WAIT);
+        scheduler.expireOverdue(clock.nanoTime());
+    }
+
+    @Validate
+    public void listenersToldOnce() {
+        for (List<Tracked> list : tickets) {
+            for (Tracked t : list) {
+                State s = t.ticket.state();
+                int told = t.granted.get() + t.expired.get();
+                if (!t.parked || t.endedByAdapter) {
+                    check(told == 0, "a listener told of what the adapter did itself", t);
+                } else if (s == State.RUNNING || s == State.COMPLETED) {
+                    check(t.granted.get() == 1 && t.expired.get() == 0, "a granted ticket's listener", t);
+                } else if (s == State.EXPIRED) {
+                    check(t.expired.get() == 1 && t.granted.get() == 0, "an expired ticket's listener", t);
+                } else {
+                    check(told == 0, "a waiting ticket's listener", t);
+                }
+            }
+        }
+        for (ClassStats c : scheduler.snapshot(null).classes()) {
+            check(c.reconciles(), "counters reconcile: " + c, null);
+        }
+    }
+
+    private static void check(boolean ok, String what, Tracked t) {
+        if (!ok) {
+            throw new IllegalStateException(what + (t == null ? "" : ": " + t.ticket + ", granted " + t.granted
+                    + ", expired " + t.expired + ", ended by the adapter " + t.endedByAdapter));
+        }
+    }
+
+    @Test
+    void modelChecking() {
+        new ModelCheckingOptions()
+                .iterations(Integer.getInteger("qos.lincheck.iterations", 50))
+                .invocationsPerIteration(Integer.getInteger("qos.lincheck.invocations", 100))
+                .threads(3)
+                .actorsPerThread(3)
+                .actorsBefore(2)
+                .actorsAfter(1)
+                .sequentialSpecification(Model.class)
+                .check(SchedulerLincheckTest.class);
+    }
+
+    @Test
+    void stress() {
+        new StressOptions()
+                .iterations(Integer.getInteger("qos.lincheck.iterations", 50))
+                .invocationsPerIteration(Integer.getInteger("qos.lincheck.invocations", 1000))
+                .threads(3)
+                .actorsPerThread(3)
+                .actorsBefore(2)
+                .actorsAfter(1)
+                .sequentialSpecification(Model.class)
+                .check(SchedulerLincheckTest.class);
+    }
+
+    /**
+     * The sequential model: what DESIGN.md says the scheduler does, with max-executing 1 and nothing else limiting
+     * (budgets of 1, borrowing, no reserve, no admission step): a request runs while none runs (nobody waits
+     * then), else waits if its class's queue has room, else is refused; a freed permit goes to the oldest waiting
+     * premium request, else the oldest waiting basic one; the sweep expires every waiting request.
+     */
+    public static class Model {
+        private static final int MAX = 1;
+        private static final int QUEUE = 2;
+
+        private static final class Req {
+            final int cls;
+            State state;
+
+            Req(int cls, State state) {
+                this.cls = cls;
+                this.state = state;
+            }
+        }
+
+        private int running;
+        private final List<ArrayDeque<Req>> queues = List.of(new ArrayDeque<>(), new ArrayDeque<>());
+        private final List<List<Req>> tickets = new ArrayList<>();
+
+        public Model() {
+            for (int i = 0; i < THREAD_SLOTS; i++) {
+                tickets.add(new ArrayList<>());
+            }
+        }
+
+        private Req oldestOpen(int tid) {
+            for (Req r : tickets.get(tid)) {
+                if (open(r.state)) {
+                    return r;
+                }
+            }
+            return null;
+        }
+
+        private void grant() {
+            while (running < MAX) {
+                Req next = queues.get(0).isEmpty() ? queues.get(1).poll() : queues.get(0).poll();
+                if (next == null) {
+                    return;
+                }
+                next.state = State.RUNNING;
+                running++;
+            }
+        }
+
+        private boolean leaveQueue(Req r, State end) {
+            if (r.state != State.PARKED) {
+                return false;
+            }
+            queues.get(r.cls).remove(r);
+            r.state = end;
+            return true;
+        }
+
+        public String enter(int tid, boolean premium) {
+            int cls = premium ? 0 : 1;
+            Req r;
+            if (running < MAX) {
+                running++;
+                r = new Req(cls, State.RUNNING);
+            } else if (queues.get(cls).size() >= QUEUE) {
+                r = new Req(cls, State.REJECTED);
+            } else {
+                r = new Req(cls, State.PARKED);
+                queues.get(cls).add(r);
+            }
+            tickets.get(tid).add(r);
+            return r.state.name();
+        }
+
+        public String complete(int tid) {
+            Req r = oldestOpen(tid);
+            if (r == null) {
+                return "none";
+            }
+            if (r.state == State.RUNNING) {
+                r.state = State.COMPLETED;
+                running--;
+                grant();
+            } else {
+                leaveQueue(r, State.CANCELLED);
+            }
+            return r.state.name();
+        }
+
+        public boolean cancel(int tid) {
+            Req r = oldestOpen(tid);
+            return r != null && leaveQueue(r, State.CANCELLED);
+        }
+
+        public boolean expire(int tid) {
+            Req r = oldestOpen(tid);
+            return r != null && leaveQueue(r, State.EXPIRED);
+        }
+
+        public void sweep() {
+            for (ArrayDeque<Req> q : queues) {
+                for (Req r : q) {
+                    r.state = State.EXPIRED;
+                }
+                q.clear();
+            }
+        }
+    }
+}
