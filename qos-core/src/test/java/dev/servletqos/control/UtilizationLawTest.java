@@ -252,6 +252,44 @@ class UtilizationLawTest {
         return new Sample(s.seconds(), s.maxExecuting(), s.cpu(), classes);
     }
 
+    /**
+     * On worker occupancy the fit learns a request's cost at the back end's speed; when the back end slows down, the
+     * same requests hold their workers twice as long. The classes' utilizations are those of the measured occupancy
+     * (split by the fit), not the fit's lagging 0.45: the law lowers content instead of giving it back.
+     */
+    @Test
+    void onOccupancyTheClassesUtilizationsSumToTheMeasuredOne() {
+        LevelLaw law = ControlLaws.utilization(PI.withSource(UtilizationSource.OCCUPANCY).withTarget(0.9));
+        Settings[] s = {settings(cls("premium", 2), cls("basic", 2))};
+        java.util.Random random = new java.util.Random(3);
+        for (int i = 0; i < 40; i++) {
+            // 0.0025 of occupancy per request a second: premium 40 to 60 requests a second, basic 100 to 140
+            double p = 40 + 20 * random.nextDouble();
+            double b = 100 + 40 * random.nextDouble();
+            s[0] = clamp(law.next(occupancySample(p, b, 0.0025), s[0]));
+        }
+        assertEquals(2.0, s[0].get(1).level(), 1e-9, "0.35 to 0.5 of a 0.9 target: full content");
+        // the back end twice as slow: the same requests take 0.005 each, 0.9 to 1.0 (workers all busy)
+        s[0] = clamp(law.next(occupancySample(50, 130, 0.005), s[0]));
+        UtilizationStatus st = law.utilization();
+        double sum = st.classes().get(0).utilization() + st.classes().get(1).utilization();
+        assertEquals(st.measured(), sum, 1e-9, "the classes' utilizations: " + st.classes());
+        assertEquals(0.9, st.measured(), 1e-9);
+        assertTrue(st.estimated() < 0.5, "the fit still lags: " + st.estimated());
+    }
+
+    /** One period on worker occupancy (16 permits): each class's share is its requests times {@code cost}. */
+    private static Sample occupancySample(double premium, double basic, double cost) {
+        List<ClassSample> classes = new ArrayList<>();
+        for (String name : List.of("premium", "basic")) {
+            double r = name.equals("premium") ? premium : basic;
+            double share = Math.min(0.9, r * cost);
+            classes.add(new ClassSample(name, 8, r, r, r, 0, 0, WaitHistogram.empty(), cost * 16, r * 40_000,
+                    share * 16, share, 0, 0, r / 12, 0));
+        }
+        return new Sample(1, 16, Double.NaN, classes);
+    }
+
     @Test
     void aClassWithOneLevelRefusesPartOfItsNewSessions() {
         ContentPlant.Load load = new ContentPlant.Load("basic", 200, 0.020, 40_000);
