@@ -122,17 +122,172 @@ class UtilizationLawTest {
         assertEquals(0.58, st.classes().get(0).target(), 1e-9);
         // basic's target: what premium uses on average (averaged with weight 0.4; its load has been constant)
         assertEquals(0.58 - st.classes().get(0).utilization(), st.classes().get(1).target(), 1e-6);
-        premium.rate = 140; // premium alone: 0.7 at full content
-        run(law, plant, s, 40);
-        // basic's target is what premium leaves: nothing; its level falls towards 0 (most new sessions refused)
-        assertTrue(s[0].get(1).level() < 0.1, "basic refused before premium is degraded further: " + s[0].get(1));
-        assertTrue(s[0].get(0).level() < 2, "premium degraded once basic has nothing left: " + s[0].get(0));
+        premium.rate = 140; // premium alone: 0.7 at full content, above the target by itself
+        run(law, plant, s, 60);
+        // premium gives up content until basic's sessions all fit at basic's lightest content (0.0625): basic is at
+        // level 1, nobody refused, premium at the level that leaves basic that
+        assertEquals(1.0, s[0].get(1).level(), 0.05, "basic at its lightest content, not refusing: " + s[0].get(1));
+        assertTrue(s[0].get(0).level() < 2 && s[0].get(0).level() > 1, "premium degraded: " + s[0].get(0));
         assertEquals(0.58, plant.utilization(s[0]), 0.01);
         premium.rate = 40; // premium's load falls back: basic gets the excess again
         run(law, plant, s, 40);
         assertEquals(2.0, s[0].get(0).level(), 1e-9);
         assertTrue(s[0].get(1).level() > 1, "basic served again: " + s[0].get(1));
         assertEquals(0.58, plant.utilization(s[0]), 0.01);
+    }
+
+    /**
+     * The sample shop's crowd in miniature: premium alone is within the target at full content (0.5 of 0.58), basic
+     * is four times the server. Per-priority targets alone kept premium at full content and refused most of basic's
+     * new sessions (basic at 0.32); lighter content first across the classes degrades premium until basic is served
+     * whole at its lightest content, and refuses only when even that does not fit.
+     */
+    @Test
+    void noClassRefusesNewSessionsWhileAHigherClassStillHasLighterContent() {
+        ContentPlant.Load premium = new ContentPlant.Load("premium", 100, 0.020, 40_000);
+        ContentPlant.Load basic = new ContentPlant.Load("basic", 20, 0.020, 40_000);
+        ContentPlant plant = new ContentPlant(4, 1.0 / 8, 0.0, 0.0, premium, basic);
+        LevelLaw law = ControlLaws.utilization(PI);
+        Settings[] s = {settings(cls("premium", 2), cls("basic", 2))};
+        run(law, plant, s, 30);
+        assertEquals(2.0, s[0].get(0).level(), 1e-9, "0.6 at full content and a bit of degraded basic");
+        basic.rate = 400; // full 2.0, at level 1 0.25
+        double premiumAtTwo = 2;
+        List<Double> u = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            u.addAll(run(law, plant, s, 1));
+            double mp = s[0].get(0).level();
+            double mb = s[0].get(1).level();
+            assertTrue(mb >= 1 - 0.05 || mp <= 1 + 1e-9, "period " + i + ": basic refuses (" + mb
+                    + ") while premium is at " + mp);
+            if (mp < 2 && premiumAtTwo == 2) {
+                premiumAtTwo = mb;
+            }
+        }
+        assertTrue(premiumAtTwo < 1.05, "premium degraded only once basic was at its lightest content: " + premiumAtTwo);
+        // 0.0625 + 0.4375 x + 0.25 = 0.58: premium at about 1.61, basic at 1
+        assertEquals(1.61, s[0].get(0).level(), 0.05);
+        assertEquals(1.0, s[0].get(1).level(), 0.02);
+        for (int i = 20; i < 60; i++) {
+            assertEquals(0.58, u.get(i), 0.02, "period " + i);
+        }
+        basic.rate = 2_000; // even the lightest content of basic alone is 1.25: premium at 1, basic refuses
+        run(law, plant, s, 60);
+        assertEquals(1.0, s[0].get(0).level(), 1e-9, "premium at its lightest content, none refused");
+        assertTrue(s[0].get(1).level() < 1, "basic refuses part of its new sessions: " + s[0].get(1));
+        assertEquals(0.58, plant.utilization(s[0]), 0.02);
+        basic.rate = 20; // the crowd is gone: full content back, premium first
+        run(law, plant, s, 60);
+        assertEquals(2.0, s[0].get(0).level(), 1e-9);
+        assertTrue(s[0].get(1).level() > 1, "basic above its lightest content: " + s[0].get(1));
+    }
+
+    @Test
+    void theContentRuleFollowsTheLeastMarginOfTheClassesBelow() {
+        double[] level = {2, 1.5, 0.5};
+        int[] count = {2, 2, 2};
+        double[] gain = {0.4, 0.2, 0.8};
+        double[] error = {0, 0, 0.1};
+        // class 2 lacks 0.8 x 0.5 = 0.4 of utilization: class 0 moves by 0.25 x 0.4 / 0.4
+        assertEquals(1.75, UtilizationLaw.contentLevel(2, 2, 0.4, 0, level, count, gain, error), 1e-12);
+        // held at level 1 and over its target by 0.2: that is what it lacks
+        assertEquals(1.875, UtilizationLaw.contentLevel(2, 2, 0.4, 0, new double[] {2, 1.5, 1}, count, gain,
+                new double[] {0, 0, -0.2}), 1e-12);
+        // the classes below at full content: it takes content back, by at most half a level a period
+        assertEquals(1.625, UtilizationLaw.contentLevel(1.5, 2, 0.4, 0, new double[] {1.5, 2, 2}, count, gain, error),
+                1e-12);
+        assertEquals(1.5, UtilizationLaw.contentLevel(1, 2, 0.01, 0, new double[] {1, 2, 2}, count, gain, error),
+                1e-12);
+        // the lowest class has none below it
+        assertEquals(2.0, UtilizationLaw.contentLevel(0.5, 2, 0.8, 2, level, count, gain, error));
+        // never below level 1 by this rule, and a class refusing on its own load is left to its PI
+        assertEquals(1.0, UtilizationLaw.contentLevel(1.1, 2, 0.01, 0, level, count, gain, error), 1e-12);
+        assertEquals(2.0, UtilizationLaw.contentLevel(0.7, 2, 0.4, 0, new double[] {0.7, 1.5, 1.5}, count, gain,
+                error));
+    }
+
+    @Test
+    void sessionsRefusedByAnotherAdmissionStepCountAsDemand() {
+        // 10 admitted, 30 refused by the admission law at full content: the class wanted 4 times what it used
+        assertEquals(0.8, UtilizationLaw.demand(0.2, 2, 10, 30), 1e-12);
+        assertEquals(0.2 * UtilizationLaw.MAX_DEMAND, UtilizationLaw.demand(0.2, 2, 1, 100), 1e-12);
+        // at level 0.5 half the new sessions are the level's own refusals: only the rest count
+        assertEquals(0.2 * 25 / 20, UtilizationLaw.demand(0.2, 0.5, 20, 30), 1e-12);
+        assertEquals(0.2, UtilizationLaw.demand(0.2, 0.5, 20, 20), 1e-12);
+        assertEquals(0.2, UtilizationLaw.demand(0.2, 2, 10, 0), 1e-12);
+    }
+
+    /**
+     * The crowd of the sample shop with the admission law refusing first: premium within the target at full content
+     * (0.5), basic's sessions refused by another step of admission (three in four), so that the server sits at the
+     * target without any content lowered (basic's admitted load is 0.4 at full content, 0.05 at its lightest). The
+     * refused sessions count as demand: four times 0.05 is more than the 0.08 premium leaves, so basic goes to its
+     * lightest content and premium gives up content for it, down to where 0.58 - 0.2 = 0.38 is premium's
+     * (0.0625 + 0.4375 x: level 1.73).
+     */
+    @Test
+    void contentIsLoweredWhenAnotherAdmissionStepRefusesTheSessions() {
+        ContentPlant.Load premium = new ContentPlant.Load("premium", 100, 0.020, 40_000);
+        ContentPlant.Load basic = new ContentPlant.Load("basic", 80, 0.020, 40_000);
+        ContentPlant plant = new ContentPlant(4, 1.0 / 8, 0.0, 0.0, premium, basic);
+        LevelLaw law = ControlLaws.utilization(PI);
+        Settings[] s = {settings(cls("premium", 2), cls("basic", 2))};
+        for (int i = 0; i < 60; i++) {
+            Sample x = withSessions(plant.sample(s[0]), 1, 3, 9);
+            s[0] = clamp(law.next(x, s[0]));
+            if (Boolean.getBoolean("trace")) {
+                System.out.println(law.utilization().classes());
+            }
+        }
+        assertEquals(1.0, s[0].get(1).level(), 0.05, "basic at its lightest content: " + s[0].get(1));
+        assertEquals(1.73, s[0].get(0).level(), 0.05, "premium gave up content for it: " + s[0].get(0));
+    }
+
+    private static Sample withSessions(Sample s, int k, double admitted, double refused) {
+        List<ClassSample> classes = new ArrayList<>(s.classes());
+        ClassSample c = classes.get(k);
+        classes.set(k, new ClassSample(c.name(), c.budget(), c.arrivals(), c.grants(), c.completions(), c.refusals(),
+                c.meanWait(), c.waits(), c.meanService(), c.bytes(), c.busy(), c.share(), c.queued(), c.executing(),
+                admitted, refused));
+        return new Sample(s.seconds(), s.maxExecuting(), s.cpu(), classes);
+    }
+
+    /**
+     * On worker occupancy the fit learns a request's cost at the back end's speed; when the back end slows down, the
+     * same requests hold their workers twice as long. The classes' utilizations are those of the measured occupancy
+     * (split by the fit), not the fit's lagging 0.45: the law lowers content instead of giving it back.
+     */
+    @Test
+    void onOccupancyTheClassesUtilizationsSumToTheMeasuredOne() {
+        LevelLaw law = ControlLaws.utilization(PI.withSource(UtilizationSource.OCCUPANCY).withTarget(0.9));
+        Settings[] s = {settings(cls("premium", 2), cls("basic", 2))};
+        java.util.Random random = new java.util.Random(3);
+        for (int i = 0; i < 40; i++) {
+            // 0.0025 of occupancy per request a second: premium 40 to 60 requests a second, basic 100 to 140
+            double p = 40 + 20 * random.nextDouble();
+            double b = 100 + 40 * random.nextDouble();
+            s[0] = clamp(law.next(occupancySample(p, b, 0.0025), s[0]));
+        }
+        assertEquals(2.0, s[0].get(1).level(), 1e-9, "0.35 to 0.5 of a 0.9 target: full content");
+        // the back end twice as slow: the same requests take 0.005 each, 0.9 to 1.0 (workers all busy)
+        s[0] = clamp(law.next(occupancySample(50, 130, 0.005), s[0]));
+        UtilizationStatus st = law.utilization();
+        double sum = st.classes().get(0).utilization() + st.classes().get(1).utilization();
+        assertEquals(st.measured(), sum, 1e-9, "the classes' utilizations: " + st.classes());
+        assertEquals(0.9, st.measured(), 1e-9);
+        assertTrue(st.estimated() < 0.5, "the fit still lags: " + st.estimated());
+    }
+
+    /** One period on worker occupancy (16 permits): each class's share is its requests times {@code cost}. */
+    private static Sample occupancySample(double premium, double basic, double cost) {
+        List<ClassSample> classes = new ArrayList<>();
+        for (String name : List.of("premium", "basic")) {
+            double r = name.equals("premium") ? premium : basic;
+            double share = Math.min(0.9, r * cost);
+            classes.add(new ClassSample(name, 8, r, r, r, 0, 0, WaitHistogram.empty(), cost * 16, r * 40_000,
+                    share * 16, share, 0, 0, r / 12, 0));
+        }
+        return new Sample(1, 16, Double.NaN, classes);
     }
 
     @Test

@@ -220,53 +220,55 @@ class DegradationTest {
     }
 
     @Test
-    void higherClassesAreDegradedLast() {
-        // premium 32 sessions/s (0.4 at full content) throughout; basic 240/s (3.0 at full content, 0.375 at the
-        // lightest): premium's load alone is within the target, so only basic is degraded, then refused; from 120 s
-        // premium doubles (0.8 alone): premium is degraded too, and basic refused
+    void higherClassesAreDegradedLastAndNoOneIsRefusedWhileLighterContentIsLeft() {
+        // premium 32 sessions/s (0.4 at full content, 0.05 at the lightest), basic 240/s (3.0 at full content, 0.375
+        // at the lightest): both at their lightest content fit in 0.58, so basic is served whole at level 1 and
+        // premium gives up the content that makes room for it; from 120 s premium doubles (0.8 alone): premium
+        // gives up more; from 260 s basic is 600/s (0.94 at the lightest alone): premium at level 1, and only then
+        // are basic's new sessions refused
         Probe probe = new Probe();
         SimResult r = probe.attach(Simulation.of(policy(2, pi(0.58), "premium", "basic"),
-                twoClasses(Rate.constant(32).step(Duration.ofSeconds(120), 64), Rate.constant(240),
-                        Duration.ofSeconds(400)))).run();
-        double premiumLowest = 2;
-        double premiumMean = 0;
-        double basicMean = 0;
-        int ownDips = 0;
-        for (int i = 10; i < 120; i++) {
-            premiumLowest = Math.min(premiumLowest, probe.levels.get(i)[0]);
-            premiumMean += probe.levels.get(i)[0] / 110;
-            basicMean += probe.levels.get(i)[1] / 110;
-            if (probe.levels.get(i)[0] < 2 && probe.levels.get(i - 1)[0] == 2) {
-                // premium lost content this period: only for its own load above its own target
-                UtilizationStatus.ClassLevel p = probe.status.get(i).classes().get(0);
-                assertTrue(p.utilization() > p.target(), "premium degraded at " + (i + 1) + " s within its target: "
-                        + p);
-                ownDips++;
-            }
+                twoClasses(Rate.constant(32).step(Duration.ofSeconds(120), 64),
+                        Rate.constant(240).step(Duration.ofSeconds(260), 600), Duration.ofSeconds(400)))).run();
+        for (int i = 0; i < 400; i++) {
+            double[] m = probe.levels.get(i);
+            assertTrue(m[1] >= 1 || m[0] <= 1, "basic refusing at " + (i + 1) + " s while premium is at " + m[0]);
         }
-        double premiumAfter = 0;
-        double basicAfter = 0;
-        for (int i = 140; i < 400; i++) {
-            premiumAfter += probe.levels.get(i)[0] / 260;
-            basicAfter += probe.levels.get(i)[1] / 260;
-        }
-        double basicRefused = refusedShare(r, "basic", 10, 120);
-        double basicRefusedAfter = refusedShare(r, "basic", 140, 400);
-        System.out.printf(Locale.ROOT, "premium within the target: premium's lowest level %.3f (mean %.4f, %d periods "
-                + "its own load was above its target), basic's mean %.3f, basic refused %.1f %% of its new sessions, "
-                + "cpu %.3f; premium alone above it: premium's mean level %.3f, basic's %.3f, basic refused %.1f %%, "
-                + "cpu %.3f; premium sessions refused %d%n", premiumLowest, premiumMean, ownDips, basicMean, 100 * basicRefused, probe.meanCpu(10, 120), premiumAfter, basicAfter,
-                100 * basicRefusedAfter, probe.meanCpu(140, 400), r.totals("premium").sessionsRefused());
-        // premium's own load (0.4 on average) within its target: full content but for periods whose own load (it
-        // varies by about 0.05 a period) went above it
-        assertTrue(premiumMean > 0.995 * 2, "premium at full content: " + premiumMean);
-        assertTrue(basicMean < 1, "basic at the lightest content and refusing part of its new sessions: " + basicMean);
-        assertEquals(0.58, probe.meanCpu(10, 120), 0.03);
-        assertTrue(premiumAfter < 2 && premiumAfter > 1, "premium degraded, not refused: " + premiumAfter);
-        assertTrue(basicRefusedAfter > 0.8 && basicRefusedAfter > basicRefused,
-                "basic refused before premium is: " + basicRefusedAfter);
+        double premiumA = meanLevel(probe, 0, 20, 120);
+        double basicA = meanLevel(probe, 1, 20, 120);
+        double premiumB = meanLevel(probe, 0, 140, 260);
+        double basicB = meanLevel(probe, 1, 140, 260);
+        double premiumC = meanLevel(probe, 0, 280, 400);
+        double basicC = meanLevel(probe, 1, 280, 400);
+        double refusedA = refusedShare(r, "basic", 20, 120);
+        double refusedB = refusedShare(r, "basic", 140, 260);
+        double refusedC = refusedShare(r, "basic", 280, 400);
+        System.out.printf(Locale.ROOT, "mean levels premium / basic, basic's new sessions refused, cpu: %.3f / %.3f,"
+                        + " %.1f %%, %.3f; premium doubled: %.3f / %.3f, %.1f %%, %.3f; basic 600/s: %.3f / %.3f,"
+                        + " %.1f %%, %.3f; premium sessions refused %d%n", premiumA, basicA, 100 * refusedA,
+                probe.meanCpu(20, 120), premiumB, basicB, 100 * refusedB, probe.meanCpu(140, 260), premiumC, basicC,
+                100 * refusedC, probe.meanCpu(280, 400), r.totals("premium").sessionsRefused());
+        assertTrue(premiumA > 1 && premiumA < 2, "premium degraded to make room for basic: " + premiumA);
+        assertEquals(1, basicA, 0.02, "basic at its lightest content");
+        assertTrue(refusedA < 0.02, "basic's sessions admitted: " + refusedA);
+        assertEquals(0.58, probe.meanCpu(20, 120), 0.03);
+        assertTrue(premiumB > 1 && premiumB < premiumA, "premium gives up more: " + premiumB);
+        assertEquals(1, basicB, 0.02);
+        assertTrue(refusedB < 0.02, "basic's sessions admitted: " + refusedB);
+        assertEquals(0.58, probe.meanCpu(140, 260), 0.03);
+        assertEquals(1, premiumC, 0.01, "premium at its lightest content");
+        assertTrue(basicC < 1 && refusedC > 0.2, "basic refuses part of its new sessions: " + basicC + ", " + refusedC);
+        assertEquals(0.58, probe.meanCpu(280, 400), 0.03);
         assertEquals(0, r.totals("premium").sessionsRefused());
-        assertEquals(0.58, probe.meanCpu(140, 400), 0.03);
+    }
+
+    /** A class's mean level over periods {@code from..to}. */
+    static double meanLevel(Probe p, int cls, int from, int to) {
+        double sum = 0;
+        for (int i = from; i < to; i++) {
+            sum += p.levels.get(i)[cls];
+        }
+        return sum / (to - from);
     }
 
     /** The share of a class's new sessions refused in {@code from..to} s. */

@@ -22,9 +22,12 @@ import java.util.Locale;
 final class QosServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
-    /** Said wherever the content level is shown: the engine applies it, but no controller lowers it yet. */
-    static final String NO_CONTROLLER = "not yet driven by a controller: the engine serves each request at its"
+    /** Said when no degradation law is on: the engine applies the level, but only an operator lowers it. */
+    static final String NO_CONTROLLER = "control.degradation = none: the engine serves each request at its"
             + " class's contentLevel, full unless an operator lowers it";
+    /** Said when a degradation law is on. */
+    static final String CONTROLLER = "the degradation law sets each class's contentLevel from the utilization"
+            + " (docs/control.md); the engine serves each request at it";
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -85,8 +88,10 @@ final class QosServlet extends HttpServlet {
         j.name("degradation").beginObject()
                 .field("levels", ContentLevel.FULL)
                 .field("attribute", ContentLevel.ATTRIBUTE)
-                .field("controller", false)
-                .field("note", NO_CONTROLLER)
+                .field("law", settings.control().degradation().law().key())
+                .field("controller", settings.control().degradation().law() != ControlPolicy.DegradationLaw.NONE)
+                .field("note", settings.control().degradation().law() != ControlPolicy.DegradationLaw.NONE
+                        ? CONTROLLER : NO_CONTROLLER)
                 .endObject();
         ControlPolicy.Mode mode = settings.control().mode();
         j.name("controller").beginObject()

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
+import java.util.regex.Pattern;
 
 /** The shop's default policy, bundled as a classpath resource, and loading of a policy file. */
 public final class SamplePolicy {
@@ -57,6 +58,31 @@ public final class SamplePolicy {
      */
     public static Path writeTuned(Path dir) throws IOException {
         return write(TUNED_RESOURCE, dir);
+    }
+
+    /** A line giving {@code control.degradation} (a properties key ends at '=', ':' or white space). */
+    private static final Pattern DEGRADATION_LINE =
+            Pattern.compile("(?m)^[ \\t\\f]*control\\.degradation(?=[ \\t\\f]*[=:\\s]).*$");
+
+    /** The file name {@link #writeWithoutDegradation} writes. */
+    public static final String NO_DEGRADATION_FILE = "qos-sample-no-degradation.properties";
+
+    /**
+     * Writes the policy in {@code policy} (the bundled default when null) into {@code dir} as
+     * {@value #NO_DEGRADATION_FILE}, its {@code control.degradation} line commented out and
+     * {@code control.degradation = none} appended: the same policy without its degradation law, for the demo to
+     * compare with.
+     */
+    public static Path writeWithoutDegradation(Path policy, Path dir) throws IOException {
+        String text = policy == null ? text(RESOURCE) : Files.readString(policy, StandardCharsets.UTF_8);
+        // a key may be given once: the policy's own control.degradation line is commented out
+        text = DEGRADATION_LINE.matcher(text).replaceAll("# (the demo's comparison) $0");
+        Files.createDirectories(dir);
+        Path file = dir.resolve(NO_DEGRADATION_FILE);
+        Files.writeString(file, text + (text.endsWith("\n") ? "" : "\n")
+                + "\n# written by the demo: the policy above without its degradation law, to compare with\n"
+                + "control.degradation = none\n", StandardCharsets.UTF_8);
+        return file;
     }
 
     /** Writes a bundled policy ({@link #RESOURCE} or {@link #TUNED_RESOURCE}) into {@code dir} under its name. */

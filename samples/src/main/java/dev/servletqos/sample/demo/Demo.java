@@ -4,6 +4,7 @@ import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.control.Sample;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.Backend;
 import dev.servletqos.sample.demo.Recorder.Counter;
@@ -52,10 +53,21 @@ public final class Demo {
      * @param out       where report.html and summary.json go
      * @param warmup    the unrecorded load before each run ({@link #DEFAULT_WARMUP})
      * @param compared  a second policy run with QoS on after the first, or null
+     * @param noDegradation the same policy with {@code control.degradation = none}, run with QoS on right after the
+     *                  first run (the built-in comparison of degradation on and off), or null
      */
     public record Settings(String container, ShopConfig config, Profile profile, double capacity, boolean runOn,
-                           boolean runOff, Path out, Profile warmup, Comparison compared) {
+                           boolean runOff, Path out, Profile warmup, Comparison compared, Comparison noDegradation) {
+
+        /** Without the run with degradation off. */
+        public Settings(String container, ShopConfig config, Profile profile, double capacity, boolean runOn,
+                        boolean runOff, Path out, Profile warmup, Comparison compared) {
+            this(container, config, profile, capacity, runOn, runOff, out, warmup, compared, null);
+        }
     }
+
+    /** The name of the built-in run with the same policy and {@code control.degradation = none}. */
+    public static final String NO_DEGRADATION = "no degradation";
 
     /**
      * A second policy to run with QoS on, after the first and under the same load, so that two policies are
@@ -139,11 +151,14 @@ public final class Demo {
         }
         log.printf(Locale.ROOT, "%n%s; a session completes only if every request is answered 2xx within %d s%n",
                 classes(), LoadGenerator.TIMEOUT.toSeconds());
-        log.println("degradation: not yet driven by a controller (every page is served full; degraded = 0 is measured,"
-                + " not assumed)");
+        log.println("degradation: " + degradation(policy) + (settings.noDegradation() == null ? ""
+                : "; compared with the same policy and control.degradation = none (run \"" + NO_DEGRADATION + "\")"));
         List<RunResult> runs = new ArrayList<>();
         if (settings.runOn()) {
             runs.add(runOnce(settings.config(), true, "on"));
+        }
+        if (settings.noDegradation() != null) {
+            runs.add(runOnce(settings.noDegradation().config(), true, settings.noDegradation().name()));
         }
         if (settings.compared() != null) {
             runs.add(runOnce(settings.compared().config(), true, settings.compared().name()));
@@ -165,6 +180,48 @@ public final class Demo {
             views.add(new RunResultView(r.qos(), r.label(), r.phases()));
         }
         return new Result(views, report, summary, seconds);
+    }
+
+    /**
+     * The policy's degradation law in words: "the pi law on occupancy, target 0.9 (content levels per class:
+     * premium 2, basic 2)", or "none (...)".
+     */
+    static String degradation(QosPolicy policy) {
+        ControlPolicy.Degradation d = policy.control().degradation();
+        return switch (d.law()) {
+            case NONE -> "none (control.degradation = none: every page full unless an operator lowers a level)";
+            case PI -> String.format(Locale.ROOT, "the pi law on %s, target %s (content levels per class: %s)",
+                    d.source().key(), Profile.number(d.target()), levels(policy));
+            default -> String.format(Locale.ROOT, "the %s law on %s (content levels per class: %s)", d.law().key(),
+                    d.source().key(), levels(policy));
+        };
+    }
+
+    private static String levels(QosPolicy policy) {
+        List<String> out = new ArrayList<>();
+        for (ClassPolicy c : policy.classes()) {
+            out.add(c.name() + " " + c.content().levels());
+        }
+        return String.join(", ", out);
+    }
+
+    /**
+     * The ratio of completed sessions per second with degradation (the run "on") to without (the run
+     * {@link #NO_DEGRADATION}) in phase {@code i}, all classes; NaN when either run is missing or completed none.
+     */
+    static double degradationRatio(List<RunResult> runs, int i) {
+        RunResult with = null;
+        RunResult without = null;
+        for (RunResult r : runs) {
+            with = r.label().equals("on") ? r : with;
+            without = r.label().equals(NO_DEGRADATION) ? r : without;
+        }
+        if (with == null || without == null) {
+            return Double.NaN;
+        }
+        double w = with.phases().get(i).total().completedPerSecond();
+        double wo = without.phases().get(i).total().completedPerSecond();
+        return wo > 0 ? w / wo : Double.NaN;
     }
 
     /** Who set the settings, in words: policy, operator, controller. */
@@ -321,16 +378,36 @@ public final class Demo {
             double p95 = Recorder.percentile(rec.delays(t, second), 95);
             Recorder.ServerSample sample = rec.sample(second);
             String budget = sample == null || sample.budget(t) < 0 ? "-" : Integer.toString(sample.budget(t));
+            dev.servletqos.ClassStats stats = sample == null ? null : sample.stats(t);
+            String level = stats == null ? "-" : String.format(Locale.ROOT, "%.2f", stats.level());
+            String util = utilization(sample, type);
             log.printf(Locale.ROOT,
-                    "QoS %-3s %-6s %3ds %-7s offered %3d  served %4d req  refused %3d sess %3d req  degraded %d"
-                            + "  p95 delay %5s ms / target %4d  budget %2s  done %3d sess%n",
+                    "QoS %-3s %-6s %3ds %-7s offered %3d  served %4d req  refused %3d sess %3d req  degraded %4d"
+                            + "  level %4s%s  p95 delay %5s ms / target %4d  budget %2s  done %3d sess%n",
                     label, phase == null ? "drain" : phase.name(), second + 1, type,
                     rec.get(Counter.OFFERED, t, second), rec.get(Counter.REQ_OK, t, second),
                     rec.get(Counter.REFUSED, t, second),
                     rec.get(Counter.REQ_REFUSED, t, second) - rec.get(Counter.REFUSED, t, second),
-                    rec.get(Counter.REQ_DEGRADED, t, second), Double.isNaN(p95) ? "-" : String.format(Locale.ROOT, "%.0f", p95),
+                    rec.get(Counter.REQ_DEGRADED, t, second), level, util,
+                    Double.isNaN(p95) ? "-" : String.format(Locale.ROOT, "%.0f", p95),
                     delayTargetMillis(policy, type), budget, rec.get(Counter.COMPLETED, t, second));
         }
+    }
+
+    /**
+     * "  util 0.45 / 0.90": the class's utilization and its target in the degradation law's last period (pi law
+     * only); empty otherwise.
+     */
+    static String utilization(Recorder.ServerSample sample, String className) {
+        if (sample == null || sample.control() == null || sample.control().utilization() == null) {
+            return "";
+        }
+        for (dev.servletqos.control.UtilizationStatus.ClassLevel c : sample.control().utilization().classes()) {
+            if (c.name().equals(className) && Double.isFinite(c.target())) {
+                return String.format(Locale.ROOT, "  util %4.2f / %4.2f", c.utilization(), c.target());
+            }
+        }
+        return "";
     }
 
     /** The policy's delay target of a class, in ms; 0 if the policy has no such class. */
@@ -402,6 +479,13 @@ public final class Demo {
                 b.append(String.format(Locale.ROOT, column, String.join(" / ", cells)));
             }
             log.println(b);
+        }
+        RunResult with = runs.stream().filter(r -> r.label().equals("on")).findFirst().orElse(null);
+        RunResult without = runs.stream().filter(r -> r.label().equals(NO_DEGRADATION)).findFirst().orElse(null);
+        for (int i = 0; with != null && without != null && i < settings.profile().phases().size(); i++) {
+            log.printf(Locale.ROOT, "  degradation %-7s all sessions %.1f/s with, %.1f/s without (%s): %.2f times%n",
+                    settings.profile().phases().get(i).name(), with.phases().get(i).total().completedPerSecond(),
+                    without.phases().get(i).total().completedPerSecond(), NO_DEGRADATION, degradationRatio(runs, i));
         }
         for (RunResult r : runs) {
             for (RunResult.PhaseStats p : r.phases()) {

@@ -107,14 +107,19 @@ final class Report {
                 + " waits. Sessions: ").append(esc(Demo.steps())).append("; ").append(esc(Demo.classes()))
                 .append(" (the shared workload description). A session completes only if every request is answered"
                         + " 2xx within ").append(LoadGenerator.TIMEOUT.toSeconds()).append(" s.</p>\n");
-        b.append("<p class=\"note\">Degradation: not yet driven by a controller. The shop has a degraded content tree,"
-                + " selected by the request attribute <code>dev.servletqos.level</code>, but nothing sets it in this"
-                + " version: degraded responses below are counted from the responses and are 0. ")
-                .append(esc(controlSummary(on))).append("</p>\n");
+        b.append("<p class=\"note\">Degradation: ").append(esc(Demo.degradation(policy))).append(". The shop serves"
+                + " its degraded content tree (a product page at an eighth of the back-end time) to a request whose"
+                + " level the engine set to 1 (the request attribute <code>dev.servletqos.level</code>).");
+        if (settings.noDegradation() != null) {
+            b.append(" The run <i>").append(esc(settings.noDegradation().name())).append("</i> is the same policy with"
+                    + " <code>control.degradation = none</code>, under the same arrivals.");
+        }
+        b.append(" ").append(esc(controlSummary(on))).append("</p>\n");
 
         b.append("<h2>Headline: completed sessions per second, QoS ").append(esc(labels(runs)))
                 .append("</h2>\n");
         headline(b, profile, capacity, runs);
+        degradationRatios(b, profile, runs);
         backendPhases(b, profile, capacity, runs);
 
         b.append("<h2>Delay per class against its target</h2>\n<p><small>p95 per second of (response time minus the"
@@ -143,7 +148,9 @@ final class Report {
         b.append(chart("p95 delay (ms)", n, delay, targets, true, profile));
 
         b.append("<h2>Completed sessions per second</h2>\n<p><small>Sessions that completed in each second (every"
-                + " request 2xx within 5 s). Solid: QoS on; dashed: QoS off.</small></p>\n");
+                + " request 2xx within 5 s). Solid: QoS on; dashed: QoS off")
+                .append(settings.noDegradation() == null ? "" : "; dotted black: all sessions of the run "
+                        + esc(Demo.NO_DEGRADATION) + " (QoS on, control.degradation = none)").append(".</small></p>\n");
         List<Series> done = new ArrayList<>();
         for (int t = 0; t < Recorder.TYPES.size(); t++) {
             int tt = t;
@@ -164,6 +171,12 @@ final class Report {
         if (off != null) {
             done.add(new Series("all off", TOTAL, values(n, off, s -> off.recorder().get(Counter.COMPLETED, 0, s)
                     + off.recorder().get(Counter.COMPLETED, 1, s)), true));
+        }
+        RunResult plain = runs.stream().filter(r -> r.label().equals(Demo.NO_DEGRADATION)).findFirst().orElse(null);
+        if (plain != null) {
+            done.add(new Series("all, " + Demo.NO_DEGRADATION, "#222", values(n, plain,
+                    s -> plain.recorder().get(Counter.COMPLETED, 0, s) + plain.recorder().get(Counter.COMPLETED, 1, s)),
+                    "2 3"));
         }
         b.append(chart("sessions/s", n, done, List.of(new Guide("capacity", "#666", capacity)), false, profile));
 
@@ -203,47 +216,38 @@ final class Report {
             b.append(chart("requests", n, bud, List.of(), false, profile));
         }
 
-        b.append("<h2>Degradation: content level and degraded sessions over time</h2>\n<p><small>Solid: the"
-                + " content level m each class was at in the engine at the end of each second (2 = full, 1 ="
-                + " degraded, between 1 and 2 a fraction m - 1 of the class's sessions at full content, below 1 a"
-                + " share of its new sessions refused), set by the degradation law (control.degradation). Dotted:"
-                + " the mean level the clients were served, from the X-Content-Level header of their 2xx"
-                + " responses. QoS off serves everything full.</small></p>\n");
+        b.append("<h2>Degradation: content level and degraded sessions over time</h2>\n<p><small>The content level m"
+                + " each class was at in the engine at the end of each second (2 = full, 1 = degraded, between 1 and"
+                + " 2 a fraction m - 1 of the class's sessions at full content, below 1 a share of its new sessions"
+                + " refused), set by the degradation law (control.degradation). Solid: QoS on; dashed: the other"
+                + " QoS-on runs (with control.degradation = none the level stays at 2). QoS off has no levels: it"
+                + " serves everything full.</small></p>\n");
         List<Series> lvl = new ArrayList<>();
-        int rank = 0;
+        List<Series> frac = new ArrayList<>();
         for (RunResult r : runs) {
-            String[] dashes = {null, "2 3", "8 3 2 3", "1 4"};
+            if (!r.qos()) {
+                continue;
+            }
+            boolean first = r.label().equals("on");
             for (int t = 0; t < Recorder.TYPES.size(); t++) {
                 int tt = t;
                 String color = t == 0 ? PREMIUM : BASIC;
-                if (r.qos()) {
-                    lvl.add(new Series(Recorder.TYPES.get(t) + " m, " + r.label(), color, values(n, r, s -> {
-                        ClassStats c = stats(r, s, tt);
-                        return c == null ? Double.NaN : c.level();
-                    }), dashes[rank % dashes.length], 2.2));
-                }
-                lvl.add(new Series(Recorder.TYPES.get(t) + " served, " + r.label(), color, values(n, r, s -> {
+                lvl.add(new Series(Recorder.TYPES.get(t) + ", " + r.label(), color, values(n, r, s -> {
+                    ClassStats c = stats(r, s, tt);
+                    return c == null ? Double.NaN : c.level();
+                }), first ? null : "6 4", first ? 2.2 : 1.4));
+                frac.add(new Series(Recorder.TYPES.get(t) + ", " + r.label(), color, values(n, r, s -> {
                     long ok = r.recorder().get(Counter.REQ_OK, tt, s);
-                    long deg = r.recorder().get(Counter.REQ_DEGRADED, tt, s);
-                    return ok == 0 ? Double.NaN : 2 - (double) deg / ok;
-                }), "1 3", 1.2));
-            }
-            rank++;
-        }
-        b.append(chart("level", n, lvl, List.of(), false, profile, 2.5));
-        b.append("<p><small>The share of each class's 2xx responses served from the degraded tree, per second"
-                + " (the degraded fraction of the traffic; a degraded session's product pages and images).</small></p>\n");
-        List<Series> frac = new ArrayList<>();
-        for (RunResult r : runs) {
-            for (int t = 0; t < Recorder.TYPES.size(); t++) {
-                int tt = t;
-                frac.add(new Series(Recorder.TYPES.get(t) + " " + r.label(), t == 0 ? PREMIUM : BASIC,
-                        values(n, r, s -> {
-                            long ok = r.recorder().get(Counter.REQ_OK, tt, s);
-                            return ok == 0 ? Double.NaN : 100.0 * r.recorder().get(Counter.REQ_DEGRADED, tt, s) / ok;
-                        }), !r.qos()));
+                    return ok == 0 ? Double.NaN : 100.0 * r.recorder().get(Counter.REQ_DEGRADED, tt, s) / ok;
+                }), first ? null : "6 4", first ? 2.2 : 1.4));
             }
         }
+        b.append(chart("level m", n, lvl, List.of(), false, profile, 2.5));
+        b.append("<p><small>The share of each class's 2xx responses served from the degraded tree, per second, from"
+                + " the X-Content-Level header. Only product pages and images have a degraded version (9 of a"
+                + " session's 12 requests; login, browse and checkout do not): with every session at level 1,"
+                + " about two thirds of a class's responses are degraded. Solid: QoS on; dashed: the other QoS-on"
+                + " runs.</small></p>\n");
         b.append(chart("% degraded", n, frac, List.of(), false, profile, 105));
 
         for (RunResult r : runs) {
@@ -259,6 +263,32 @@ final class Report {
                 + " also in summary.json next to this file. docs/sample.md explains how to read them.</small></p>\n");
         b.append("</body></html>\n");
         return b.toString();
+    }
+
+    /**
+     * Completed sessions per second with degradation (run "on") over without (run {@link Demo#NO_DEGRADATION}),
+     * per phase, with premium's completed share in both; nothing without the two runs.
+     */
+    private static void degradationRatios(StringBuilder b, Profile profile, List<RunResult> runs) {
+        RunResult with = runs.stream().filter(r -> r.label().equals("on")).findFirst().orElse(null);
+        RunResult without = runs.stream().filter(r -> r.label().equals(Demo.NO_DEGRADATION)).findFirst().orElse(null);
+        if (with == null || without == null) {
+            return;
+        }
+        b.append("<h3>With degradation against without (same policy, same arrivals)</h3>\n<table><tr><th>phase</th>"
+                + "<th>all sessions/s with</th><th>without</th><th>with / without</th><th>premium completed with</th>"
+                + "<th>without</th><th>degraded responses with</th></tr>\n");
+        for (int i = 0; i < profile.phases().size(); i++) {
+            RunResult.PhaseStats w = with.phases().get(i);
+            RunResult.PhaseStats wo = without.phases().get(i);
+            b.append("<tr><td>").append(esc(profile.phases().get(i).name())).append("</td>")
+                    .append(td(w.total().completedPerSecond(), 1)).append(td(wo.total().completedPerSecond(), 1))
+                    .append("<td><b>").append(String.format(Locale.ROOT, "%.2f", Demo.degradationRatio(runs, i)))
+                    .append("</b></td><td>").append(pct(w.types().get(0).completedPercent())).append("</td><td>")
+                    .append(pct(wo.types().get(0).completedPercent())).append("</td>")
+                    .append(td(w.total().degraded())).append("</tr>\n");
+        }
+        b.append("</table>\n");
     }
 
     /** The engine's stats of user type {@code type}'s class at the end of second {@code s}, or null. */

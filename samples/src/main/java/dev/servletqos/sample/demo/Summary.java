@@ -78,11 +78,22 @@ final class Summary {
                     .field("capacityAtBackend", Demo.capacityAt(capacity, p.backendFactor())).endObject();
         }
         j.endArray();
+        dev.servletqos.policy.ControlPolicy.Degradation d = policy.control().degradation();
         j.name("degradation").beginObject()
-                .field("controller", false)
-                .field("note", "not yet driven by a controller: every page was served at full level; the degraded"
-                        + " counts below are measured from the X-Content-Level header")
-                .endObject();
+                .field("law", d.law().key())
+                .field("controller", d.law() != dev.servletqos.policy.ControlPolicy.DegradationLaw.NONE)
+                .field("utilizationSource", d.source().key())
+                .field("utilizationTarget", d.target())
+                .field("description", Demo.degradation(policy))
+                .field("comparedRun", settings.noDegradation() == null ? null : settings.noDegradation().name())
+                .field("note", "each class's level per second is in each run's timeline (level); degraded counts are"
+                        + " measured from the X-Content-Level header");
+        j.name("completedPerSecondWithOverWithout").beginArray();
+        for (int i = 0; i < settings.profile().phases().size(); i++) {
+            j.beginObject().field("phase", settings.profile().phases().get(i).name())
+                    .field("ratio", Demo.degradationRatio(runs, i)).endObject();
+        }
+        j.endArray().endObject();
         j.name("runs").beginArray();
         for (RunResult r : runs) {
             run(j, r);
@@ -162,6 +173,7 @@ final class Summary {
                 if (i >= 0) {
                     ClassStats c = sample.engine().classes().get(i);
                     j.field("budget", c.budget()).field("queued", c.queued()).field("executing", c.executing())
+                            .field("level", c.level())
                             .field("delayTargetMillis", sample.engine().settings().get(i).delayTarget().toMillis());
                     ClassSample q = sample.period() == null ? null : sample.period().get(c.name());
                     if (q != null && q.active()) {

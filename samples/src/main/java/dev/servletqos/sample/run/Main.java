@@ -1,5 +1,6 @@
 package dev.servletqos.sample.run;
 
+import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.Costs;
@@ -81,8 +82,17 @@ public final class Main {
                 ShopConfig shop = config.withPort(o.portGiven() ? o.port() : 0);
                 Demo.Comparison comparison = compared == null ? null : new Demo.Comparison(comparedName,
                         new ShopConfig(true, shop.port(), compared, comparedFile, shop.costs()));
-                Demo.run(new Demo.Settings(o.container(), shop, o.profile(), o.capacity(), !o.qosGiven() || o.qos(),
-                        !o.qosGiven() || !o.qos(), o.out(), Demo.DEFAULT_WARMUP, comparison), System.out);
+                boolean runOn = !o.qosGiven() || o.qos();
+                Demo.Comparison noDegradation = null;
+                if (runOn && o.noDegradationRun()
+                        && policy.control().degradation().law() != ControlPolicy.DegradationLaw.NONE) {
+                    Path file = SamplePolicy.writeWithoutDegradation(o.policy(), o.out());
+                    noDegradation = new Demo.Comparison(Demo.NO_DEGRADATION,
+                            new ShopConfig(true, shop.port(), SamplePolicy.load(file), file, shop.costs()));
+                }
+                Demo.run(new Demo.Settings(o.container(), shop, o.profile(), o.capacity(), runOn,
+                        !o.qosGiven() || !o.qos(), o.out(), Demo.DEFAULT_WARMUP, comparison, noDegradation),
+                        System.out);
                 return;
             }
             serve(o, config);

@@ -5,7 +5,8 @@ import java.nio.file.Path;
 
 /**
  * The command line: {@code [--container tomcat|jetty] [--port N] [--qos on|off] [--policy FILE] [--scale X]
- * [--demo] [--demo-profile SPEC] [--compare-policy tuned|FILE] [--capacity N] [--out DIR]}. A bad option stops
+ * [--demo] [--demo-profile SPEC] [--compare-policy tuned|FILE] [--no-degradation-run on|off] [--capacity N]
+ * [--out DIR]}. A bad option stops
  * with a message naming it.
  *
  * @param container   tomcat (default) or jetty
@@ -23,10 +24,12 @@ import java.nio.file.Path;
  * @param identify    periods of --identify, 0 without it
  * @param identifyLoad the load during --identify, a multiple of capacity
  * @param compare     the demo's second QoS-on policy: "tuned" (the bundled hand-tuned one) or a file; null: none
+ * @param noDegradationRun with --demo and a policy that degrades content: also run QoS on with the same policy and
+ *                    {@code control.degradation = none} (default on; {@code --no-degradation-run off} skips it)
  */
 public record Options(String container, int port, boolean portGiven, boolean qos, boolean qosGiven, Path policy,
                       double scale, boolean demo, Profile profile, double capacity, Path out, int identify,
-                      double identifyLoad, String compare) {
+                      double identifyLoad, String compare, boolean noDegradationRun) {
 
     /** The value of --compare-policy that names the bundled hand-tuned policy. */
     public static final String TUNED = "tuned";
@@ -43,6 +46,8 @@ public record Options(String container, int port, boolean portGiven, boolean qos
                                         (x2: its waits doubled) (default %s)
               --compare-policy P        with --demo: also run QoS on with policy P (tuned: the bundled
                                         hand-tuned qos-sample-tuned.properties, or a file), same load
+              --no-degradation-run on|off  with --demo and a policy that degrades content: also run QoS on with
+                                        control.degradation = none, same load, to compare (default on)
               --capacity N              sessions/s the multiples refer to (default: back-end connections and costs)
               --out DIR                 the demo's output directory (default target/qos-demo)
               --identify [PERIODS]      system identification on the live shop under overload: fits the
@@ -72,6 +77,7 @@ public record Options(String container, int port, boolean portGiven, boolean qos
         int identify = 0;
         double identifyLoad = 3;
         String compare = null;
+        Boolean noDegradationRun = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -118,6 +124,13 @@ public record Options(String container, int port, boolean portGiven, boolean qos
                 case "--capacity" -> capacity = number(args, ++i, a, 0.1, 100_000);
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--compare-policy" -> compare = value(args, ++i, a);
+                case "--no-degradation-run" -> {
+                    String v = value(args, ++i, a);
+                    if (!v.equals("on") && !v.equals("off")) {
+                        throw new IllegalArgumentException("--no-degradation-run " + v + ": must be on or off");
+                    }
+                    noDegradationRun = v.equals("on");
+                }
                 default -> throw new IllegalArgumentException("unknown option " + a + " (--help lists them)");
             }
         }
@@ -130,8 +143,14 @@ public record Options(String container, int port, boolean portGiven, boolean qos
         if (compare != null && qosGiven && !qos) {
             throw new IllegalArgumentException("--compare-policy " + compare + " runs QoS on: not with --qos off");
         }
+        if (noDegradationRun != null && !demo) {
+            throw new IllegalArgumentException("--no-degradation-run: only with --demo");
+        }
+        if (Boolean.TRUE.equals(noDegradationRun) && qosGiven && !qos) {
+            throw new IllegalArgumentException("--no-degradation-run on runs QoS on: not with --qos off");
+        }
         return new Options(container, port, portGiven, qos, qosGiven, policy, scale, demo, profile, capacity, out,
-                identify, identifyLoad, compare);
+                identify, identifyLoad, compare, noDegradationRun == null || noDegradationRun);
     }
 
     private static String value(String[] args, int i, String option) {

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A very short demo: QoS on with the bundled policy, on with the hand-tuned one (the comparison) and off, the
- * per-second lines, report.html and summary.json with their structure.
+ * A very short demo: QoS on with the bundled policy, on with the same policy without degradation (the built-in
+ * comparison), on with the hand-tuned one (the compared policy) and off, the per-second lines, report.html and
+ * summary.json with their structure.
  */
 class DemoSmokeTest {
 
@@ -34,20 +35,25 @@ class DemoSmokeTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Demo.Result result;
         Path tunedFile = SamplePolicy.writeTuned(dir);
+        Path plainFile = SamplePolicy.writeWithoutDegradation(null, dir);
         try (PrintStream log = new PrintStream(out, true, StandardCharsets.UTF_8)) {
             Demo.Comparison tuned = new Demo.Comparison("tuned",
                     new ShopConfig(true, 0, SamplePolicy.load(tunedFile), tunedFile, Costs.scaled(0.2)));
+            Demo.Comparison plain = new Demo.Comparison(Demo.NO_DEGRADATION,
+                    new ShopConfig(true, 0, SamplePolicy.load(plainFile), plainFile, Costs.scaled(0.2)));
             result = Demo.run(new Demo.Settings("tomcat", config, profile, 10, true, true, dir.resolve("out"),
-                    Profile.parse("warm-up:1:0.3"), tuned), log);
+                    Profile.parse("warm-up:1:0.3"), tuned, plain), log);
         }
         String printed = out.toString(StandardCharsets.UTF_8);
 
-        assertEquals(3, result.runs().size());
+        assertEquals(4, result.runs().size());
         assertEquals("on", result.runs().get(0).label());
         assertTrue(result.runs().get(0).qos());
-        assertEquals("tuned", result.runs().get(1).label());
+        assertEquals("no degradation", result.runs().get(1).label());
         assertTrue(result.runs().get(1).qos());
-        assertFalse(result.runs().get(2).qos());
+        assertEquals("tuned", result.runs().get(2).label());
+        assertTrue(result.runs().get(2).qos());
+        assertFalse(result.runs().get(3).qos());
         for (Demo.RunResultView run : result.runs()) {
             assertEquals(3, run.phases().size());
             RunResult.TypeStats premium = run.phases().get(0).types().get(0);
@@ -57,21 +63,28 @@ class DemoSmokeTest {
                     + " completed (QoS " + run.label() + ")\n" + printed);
         }
         // one line per second per class, for every run
-        for (String run : new String[] {"on ", "tuned", "off"}) {
+        for (String run : new String[] {"on ", "no degradation", "tuned", "off"}) {
             for (String type : new String[] {"premium", "basic"}) {
                 Matcher m = Pattern.compile("QoS " + run + " normal +1s " + type + " +offered").matcher(printed);
                 assertTrue(m.find(), "a line for QoS " + run + " " + type + ":\n" + printed);
             }
         }
         assertTrue(printed.contains("Headline: completed sessions per second"), printed);
-        assertTrue(printed.contains("premium on / tuned / off"), printed);
+        assertTrue(printed.contains("premium on / no degradation / tuned / off"), printed);
+        // the level of each class, per second
+        assertTrue(Pattern.compile("QoS on  normal +1s premium .* level 2\\.00 ").matcher(printed).find(), printed);
+        assertTrue(Pattern.compile("QoS off normal +1s premium .* level    - ").matcher(printed).find(), printed);
+        // with degradation over without, per phase
+        assertTrue(Pattern.compile("degradation crowd +all sessions [0-9.]+/s with, [0-9.]+/s without \\(no"
+                + " degradation\\): [0-9.]+ times").matcher(printed).find(), printed);
         assertTrue(printed.contains("compared with policy tuned (" + tunedFile + "): strict-priority, max-executing 16"),
                 printed);
         // each run's engine runs its own policy: the bundled one leaves the budgets alone, the tuned one moves them
         assertTrue(Pattern.compile("=== QoS on: [^\n]*\ncontrol loop: mode off").matcher(printed).find(), printed);
         assertTrue(Pattern.compile("=== QoS tuned: [^\n]*\ncontrol loop: mode absolute").matcher(printed).find(),
                 printed);
-        assertTrue(printed.contains("degradation: not yet driven by a controller"), printed);
+        assertTrue(printed.contains("degradation: the pi law on occupancy, target 0.9 (content levels per class:"
+                + " premium 2, basic 2); compared with the same policy and control.degradation = none"), printed);
 
         Path report = dir.resolve("out/report.html");
         Path summary = dir.resolve("out/summary.json");
@@ -81,7 +94,8 @@ class DemoSmokeTest {
         assertTrue(count(html, "<svg ") >= 6, "charts: delay, completed, admitted on/off, budgets, level");
         assertFalse(html.contains("<script"), "no scripts");
         assertFalse(Pattern.compile("(src|href)=\"(https?:)?//").matcher(html).find(), "nothing fetched from elsewhere");
-        assertTrue(html.contains("not yet driven by a controller"));
+        assertTrue(html.contains("Degradation: the pi law on occupancy"));
+        assertTrue(html.contains("With degradation against without (same policy, same arrivals)"));
         for (String part : new String[] {"Phases with the back end slowed down",
                 "premium: queue delay against its target", "basic: queue delay against its target", "Budgets and max-executing", "settings set by",
                 "control mode", "slow 0.5x, back end x2"}) {
@@ -95,7 +109,8 @@ class DemoSmokeTest {
         for (String key : new String[] {"\"capacity\"", "\"profile\"", "\"runs\"", "\"headline\"", "\"phases\"",
                 "\"qos\": \"on\"", "\"qos\": \"off\"", "\"label\": \"tuned\"", "\"tuned\": ", "\"name\": \"crowd\"", "\"premium\"", "\"basic\"",
                 "\"completedPerSecond\"", "\"completedPercent\"", "\"p95DelayMillis\"", "\"delayTargetMillis\"",
-                "\"refused\"", "\"degradedResponses\": 0", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": ",
+                "\"refused\"", "\"degradedResponses\": ", "\"no degradation\": ",
+                "\"completedPerSecondWithOverWithout\"", "\"law\": \"pi\"", "\"level\": ", "\"unfinishedAtEnd\"", "\"timeline\"", "\"budget\": ",
                 "\"backendFactor\": 2", "\"capacityAtBackend\"", "\"queueDelayP95Millis\"", "\"p95QueueDelayMillis\"",
                 "\"controlMode\": \"off\"", "\"settingsSource\": \"controller\"", "\"workload\""}) {
             assertTrue(json.contains(key), key + " is missing from the summary");

