@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.sample.Shop;
 import dev.servletqos.sample.ShopClient;
+import dev.servletqos.testkit.JsonTree;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
