@@ -102,7 +102,8 @@ public final class QosEngine {
             Rule r = rules.get(i);
             if (!r.credential() && highest.equals(r.serviceClass())) {
                 LOG.log(System.Logger.Level.WARNING, "servlet-qos: classification rule " + (i + 1) + " in order ("
-                        + r.type().key() + " " + r.values() + ") names " + highest + ", the highest class, and changes nothing: a "
+                        + r.type().key() + " " + r.values() + ") names " + highest
+                        + ", the highest class, and changes nothing: a "
                         + r.type().key() + " rule only lowers requests below their session's class, it never gives "
                         + "a session its class. Mark it trusted (rule.<n>.trusted = true) only if the client cannot "
                         + "choose what it reads; see docs/configuration.md, Classification rules");
@@ -161,8 +162,7 @@ public final class QosEngine {
         SessionTable.Session s = sessions.lookup(cookie, epochSecond);
         // the session's class comes from its credentials, once; request rules can only lower one request. A class
         // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
-        int sessionClass = s == null ? r.classifier.classify(request)
-                : s.generation() == r.generation ? s.classIndex() : r.resolve(s.generation(), s.classIndex());
+        int sessionClass = s == null ? r.classifier.classify(request) : r.resolve(s.generation(), s.classIndex());
         int c = r.classifier.requestClass(request, sessionClass);
         Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them

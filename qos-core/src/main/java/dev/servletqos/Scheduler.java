@@ -328,9 +328,8 @@ final class Scheduler {
         try {
             // an index of the policy before a reload is carried over by the class's name
             Regime r = regime;
-            boolean same = generation == r.generation;
-            Lane lane = lanes[same ? classIndex : r.resolve(generation, classIndex)];
-            Lane sessionLane = lanes[same ? sessionClass : r.resolve(generation, sessionClass)];
+            Lane lane = lanes[r.resolve(generation, classIndex)];
+            Lane sessionLane = lanes[r.resolve(generation, sessionClass)];
             lowerLevel(t, lane);
             t.lane = lane;
             lane.entered++;
@@ -398,10 +397,8 @@ final class Scheduler {
 
     /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
     private boolean refuseLevelLocked(Ticket t, Lane lane, Lane sessionLane) {
-        lane.rejected++;
         sessionLane.sessionsRefusedLevel++;
-        t.rejectWith(rejections.sessionLevel());
-        t.state = State.REJECTED;
+        refuseLocked(t, lane, rejections.sessionLevel());
         return true;
     }
 
@@ -433,9 +430,7 @@ final class Scheduler {
         for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
             Rejection refusal = step.refuse(sessionLane, this, now);
             if (refusal != null) {
-                lane.rejected++;
-                t.rejectWith(refusal);
-                t.state = State.REJECTED;
+                refuseLocked(t, lane, refusal);
                 return false;
             }
         }
@@ -558,16 +553,7 @@ final class Scheduler {
             Ticket next = h.next;
             Lane lane = h.lane;
             if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                unlinkLocked(h, lane);
-                endedLocked(h);
-                h.rejectWith(rejections.expired());
-                h.state = State.EXPIRED;
-                lane.expired++;
-                h.readyNext = ready;
-                ready = h;
-                if (count != null) {
-                    count[0]++;
-                }
+                ready = expireLocked(h, lane, ready, count);
             }
             h = next;
         }
@@ -575,19 +561,24 @@ final class Scheduler {
             // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
             Ticket h;
             while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                unlinkLocked(h, lane);
-                endedLocked(h);
-                h.rejectWith(rejections.expired());
-                h.state = State.EXPIRED;
-                lane.expired++;
-                h.readyNext = ready;
-                ready = h;
-                if (count != null) {
-                    count[0]++;
-                }
+                ready = expireLocked(h, lane, ready, count);
             }
         }
         return ready;
+    }
+
+    /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
+    private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count) {
+        unlinkLocked(h, lane);
+        endedLocked(h);
+        h.rejectWith(rejections.expired());
+        h.state = State.EXPIRED;
+        lane.expired++;
+        h.readyNext = ready;
+        if (count != null) {
+            count[0]++;
+        }
+        return h;
     }
 
     /**

@@ -132,11 +132,16 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
 
 
 
+        /** The session bucket's depth: {@code given}, else (when {@link ClassPolicy#UNSET}) the rate rounded up. */
+        static int burstFor(double rate, int given) {
+            return given != ClassPolicy.UNSET ? given : (int) Math.max(1, Math.ceil(rate));
+        }
+
         Admission resolve(String k, int index, int policyTotalQueued, int policyHigherQueued) {
             double rate = Double.isNaN(sessionRate) ? 0 : sessionRate;
             check(rate >= 0 && rate <= 1e9 && !Double.isInfinite(rate), k + "session-rate", rate,
                     "must be 0 (no limit) or a positive number of sessions per second");
-            int burst = sessionBurst == ClassPolicy.UNSET ? (int) Math.max(1, Math.ceil(rate)) : sessionBurst;
+            int burst = burstFor(rate, sessionBurst);
             check(burst >= 1 && burst <= 1_000_000, k + "session-burst", burst, "must be 1..1000000");
             int j = totalQueuedTrigger != ClassPolicy.UNSET ? totalQueuedTrigger
                     : (index == 0 ? 0 : policyTotalQueued);
@@ -294,7 +299,7 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
      * {@code givenBurst} or, when not given ({@link #UNSET}), the rate rounded up.
      */
     ClassPolicy withDefaultSessionRate(double perSecond, int givenBurst) {
-        int burst = givenBurst != UNSET ? givenBurst : (int) Math.max(1, Math.ceil(perSecond));
+        int burst = Admission.burstFor(perSecond, givenBurst);
         return withAdmission(new Admission(perSecond, burst, admission.totalQueuedTrigger(),
                 admission.higherQueuedTrigger()));
     }
