@@ -46,8 +46,9 @@ public record EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, 
      * @param refused requests it refused
      * @param rate    its rate now, requests per second
      * @param depth   its depth
+     * @param tokens  the tokens it holds at the snapshot's time, 0..depth (a request takes one if at least 1)
      */
-    public record BucketStats(String name, long hits, long refused, double rate, int depth) {
+    public record BucketStats(String name, long hits, long refused, double rate, int depth, double tokens) {
     }
 
     /**

@@ -147,12 +147,13 @@ final class RequestBuckets {
         }
     }
 
-    /** Each bucket's counters and rate now. */
-    List<EngineSnapshot.BucketStats> stats() {
+    /** Each bucket's counters, rate and tokens at {@code now}. */
+    List<EngineSnapshot.BucketStats> stats(long now) {
         List<EngineSnapshot.BucketStats> s = new ArrayList<>(buckets.length);
         for (Bucket b : buckets) {
             synchronized (b) {
-                s.add(new EngineSnapshot.BucketStats(b.name, b.hits, b.refused, b.tokens.rate(), b.tokens.burst()));
+                s.add(new EngineSnapshot.BucketStats(b.name, b.hits, b.refused, b.tokens.rate(), b.tokens.burst(),
+                        b.tokens.tokens(now)));
             }
         }
         return s;

@@ -1101,7 +1101,7 @@ final class Scheduler {
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
-                    new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(),
+                    new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(now),
                     regime.hosts.stats());
         } finally {
             lock.unlock();

@@ -113,6 +113,24 @@ public record Settings(int maxExecuting, int ceiling, List<ClassSettings> classe
             return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, d, levels, level);
         }
 
+        /**
+         * The share of the class's sessions that its level {@code m = I + F} serves lighter content, at a level
+         * 1..M-1 ({@link QosEngine#enter}: a fraction F at I+1, the rest at I): 0 at full content, 1 - F just
+         * below it, 1 further down less the {@link #refusedShare()}. Sessions are spread evenly over the shares
+         * by their id, so this is the fraction of them, not of requests. 0 with one level (nothing lighter).
+         */
+        public double degradedShare() {
+            return Math.max(0, Math.min(1, levels - level)) - refusedShare();
+        }
+
+        /**
+         * The share of the class's sessions at level 0 ({@code m < 1}: 1 - m): new ones among them are refused,
+         * admitted ones are served the lightest content.
+         */
+        public double refusedShare() {
+            return Math.max(0, Math.min(1, 1 - level));
+        }
+
         /** A copy with the fractional content level {@code m} (0..{@link #levels()}; clamped when applied). */
         public ClassSettings withLevel(double m) {
             return new ClassSettings(name, budget, minBudget, sessionRate, sessionBurst, delayTarget, levels, m);

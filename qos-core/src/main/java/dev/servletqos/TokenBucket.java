@@ -66,6 +66,18 @@ final class TokenBucket {
         }
     }
 
+    /**
+     * The tokens held at {@code now}, refilled to then but changing nothing (a read for the snapshot); the depth
+     * with no limit (rate 0) or before the first request.
+     */
+    double tokens(long now) {
+        if (rate == 0 || !started) {
+            return rate == 0 ? burst : tokens;
+        }
+        long elapsed = now - last;
+        return elapsed > 0 ? Math.min(burst, tokens + elapsed * ratePerNano) : tokens;
+    }
+
     double rate() {
         return rate;
     }

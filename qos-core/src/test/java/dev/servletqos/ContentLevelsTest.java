@@ -239,6 +239,33 @@ class ContentLevelsTest {
         assertEquals(0, QosEngine.level(0.5, 2, 0.7));
     }
 
+    /**
+     * The shares the status page shows ({@link Settings.ClassSettings#degradedShare()}, {@code refusedShare()}) are
+     * those of the engine's own rule: over evenly spread session shares, the fraction {@link QosEngine#level} puts
+     * at a level 1..M-1, and at 0.
+     */
+    @Test
+    void theDegradedAndRefusedSharesAreTheLevelRulesFractions() {
+        int n = 10_000;
+        for (int levels : new int[] {1, 2, 3}) {
+            for (double m = 0; m <= levels; m += 0.125) {
+                int degraded = 0;
+                int refused = 0;
+                for (int i = 0; i < n; i++) {
+                    int level = QosEngine.level(m, levels, (i + 0.5) / n);
+                    degraded += level >= 1 && level < levels ? 1 : 0;
+                    refused += level == 0 ? 1 : 0;
+                }
+                Settings.ClassSettings c = new Settings.ClassSettings("basic", 1, 0, 0, 1, Duration.ofSeconds(1),
+                        levels, m);
+                assertEquals((double) degraded / n, c.degradedShare(), 1e-9, "degraded, M " + levels + ", m " + m);
+                assertEquals((double) refused / n, c.refusedShare(), 1e-9, "refused, M " + levels + ", m " + m);
+            }
+        }
+        assertEquals(0.25, new Settings.ClassSettings("b", 1, 0, 0, 1, Duration.ofSeconds(1), 2, 1.75)
+                .degradedShare(), 1e-12);
+    }
+
     @Test
     void levelsArePolicyKeysCheckedAtStartup() throws IOException {
         QosPolicy p = parse("classes = a, b\nclass.b.levels = 4");

@@ -56,7 +56,11 @@ class ResourceAdmissionEngineTest {
         assertEquals(State.RUNNING, engine.enter(get("/search/d"), clock.nanoTime()).state(), "2/s: a token in 0.5 s");
         c.complete(); // a refused ticket has nothing to release
         EngineSnapshot s = engine.snapshot();
-        assertEquals(new EngineSnapshot.BucketStats("search", 4, 1, 2, 2), s.bucket("search"));
+        assertEquals(new EngineSnapshot.BucketStats("search", 4, 1, 2, 2, 0), s.bucket("search"),
+                "the token refilled in 0.5 s was taken");
+        clock.advance(Duration.ofMillis(250));
+        assertEquals(0.5, engine.snapshot().bucket("search").tokens(), 1e-9, "refilled at 2/s, read without taking");
+        assertEquals(0.5, engine.snapshot().bucket("search").tokens(), 1e-9, "reading takes nothing");
         ClassStats basic = s.get("basic");
         assertEquals(4, basic.entered(), "the refused request is in no class");
         assertTrue(basic.reconciles());
