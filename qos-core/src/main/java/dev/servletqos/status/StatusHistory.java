@@ -2,6 +2,7 @@ package dev.servletqos.status;
 
 import dev.servletqos.ClassStats;
 import dev.servletqos.EngineSnapshot;
+import dev.servletqos.control.UtilizationStatus;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -57,10 +58,13 @@ public final class StatusHistory {
      * @param ceiling      the capacity law's ceiling of {@code maxExecuting}
      * @param executing    requests holding a permit, all classes
      * @param queued       requests waiting, all classes
+     * @param utilization  the utilization the degradation law measured in its last period, 0..1 (NaN without a
+     *                     degradation law or before its first period)
+     * @param estimated    the law's model of it, {@code a R + b W + c D} (NaN as above)
      * @param classes      per class, highest priority first
      */
     public record Point(long epochMillis, int maxExecuting, int ceiling, int executing, int queued,
-                        List<ClassPoint> classes) {
+                        double utilization, double estimated, List<ClassPoint> classes) {
         public Point {
             classes = List.copyOf(classes);
         }
@@ -78,10 +82,13 @@ public final class StatusHistory {
      * @param rejectedPerSecond requests refused at entry a second (refused new sessions and full queues)
      * @param expiredPerSecond  requests that waited past their maximum wait a second
      * @param completedPerSecond requests completed a second
+     * @param level             the content level m in force, 0..{@code levels}
+     * @param levels            the class's content levels M (full content)
+     * @param degradedPerSecond requests completed below full content a second
      */
     public record ClassPoint(int queued, int executing, int budget, double delayTargetMillis, double waitMillis,
                              double admittedPerSecond, double rejectedPerSecond, double expiredPerSecond,
-                             double completedPerSecond) {
+                             double completedPerSecond, double level, int levels, double degradedPerSecond) {
     }
 
     /** The least time between two points, in milliseconds. */
@@ -103,7 +110,19 @@ public final class StatusHistory {
      * @param epochMillis the wall clock now
      * @return whether a point was added
      */
-    public synchronized boolean record(EngineSnapshot s, long epochMillis) {
+    public boolean record(EngineSnapshot s, long epochMillis) {
+        return record(s, null, epochMillis);
+    }
+
+    /**
+     * As {@link #record(EngineSnapshot, long)}, with the degradation law's last period ({@code null}: none runs).
+     *
+     * @param s           a snapshot just taken
+     * @param utilization the control status's {@code utilization()}, read with it, or null
+     * @param epochMillis the wall clock now
+     * @return whether a point was added
+     */
+    public synchronized boolean record(EngineSnapshot s, UtilizationStatus utilization, long epochMillis) {
         if (last != null && !sameEngine(last, s)) {
             clear();
         }
@@ -121,6 +140,7 @@ public final class StatusHistory {
             double rejected = Double.NaN;
             double expired = Double.NaN;
             double completed = Double.NaN;
+            double degraded = Double.NaN;
             if (p != null && seconds > 0) {
                 long grants = c.grants() - p.grants();
                 wait = grants == 0 ? Double.NaN : (c.waitNanos() - p.waitNanos()) / 1e6 / grants;
@@ -128,12 +148,15 @@ public final class StatusHistory {
                 rejected = (c.rejected() - p.rejected()) / seconds;
                 expired = (c.expired() - p.expired()) / seconds;
                 completed = (c.completed() - p.completed()) / seconds;
+                // a reload that changed the class's levels moved completions between levels: not known then
+                degraded = c.levels() == p.levels() ? (belowFull(c) - belowFull(p)) / seconds : Double.NaN;
             }
             classes.add(new ClassPoint(c.queued(), c.executing(), c.budget(), target, wait, admitted, rejected,
-                    expired, completed));
+                    expired, completed, c.level(), c.levels(), degraded));
         }
         ring[next] = new Point(epochMillis, s.maxExecuting(), s.settings().ceiling(), s.executing(), s.queued(),
-                classes);
+                utilization == null ? Double.NaN : utilization.measured(),
+                utilization == null ? Double.NaN : utilization.estimated(), classes);
         next = (next + 1) % ring.length;
         size = Math.min(size + 1, ring.length);
         last = s;
@@ -163,6 +186,15 @@ public final class StatusHistory {
         next = 0;
         size = 0;
         last = null;
+    }
+
+    /** The requests a class completed below full content since the engine started. */
+    static long belowFull(ClassStats c) {
+        long n = 0;
+        for (int level = 1; level < c.levels(); level++) {
+            n += c.completedAtLevel(level);
+        }
+        return n;
     }
 
     private static boolean sameEngine(EngineSnapshot a, EngineSnapshot b) {

@@ -5,8 +5,13 @@ import dev.servletqos.ControlStatus;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Settings;
+import dev.servletqos.control.UtilizationStatus;
 import dev.servletqos.jmx.ClassStatistics;
+import dev.servletqos.policy.BucketPolicy;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ControlPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.VirtualServerPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -176,7 +181,7 @@ public final class StatusPage {
                 history.clear();
                 historyOf = engine;
             }
-            history.record(s, nowMillis);
+            history.record(s, control.utilization(), nowMillis);
             points = history.since(since);
         }
         StatusHistory.Point newest = points.isEmpty() ? null : points.get(points.size() - 1);
@@ -202,6 +207,8 @@ public final class StatusPage {
                 .field("failures", control.failures())
                 .field("lastFailure", control.lastFailure())
                 .endObject();
+        UtilizationStatus u = control.utilization();
+        degradation(j, settings.control().degradation(), u);
         j.name("classes").beginArray();
         for (int i = 0; i < s.classes().size(); i++) {
             ClassStats c = s.classes().get(i);
@@ -248,9 +255,23 @@ public final class StatusPage {
                         .field("saturatedPeriods", r.saturatedPeriods())
                         .endObject();
             }
+            content(j, c, settings.get(i));
+            UtilizationStatus.ClassLevel l = classLevel(u, c.name());
+            if (l == null) {
+                j.nullValue("utilization");
+            } else {
+                j.name("utilization").beginObject()
+                        .field("utilization", l.utilization())
+                        .field("target", l.target())
+                        .precise("gain", l.gain())
+                        .field("saturated", l.saturated())
+                        .endObject();
+            }
             j.endObject();
         }
         j.endArray();
+        buckets(j, s, settings, engine.policy());
+        hosts(j, s, engine.policy());
         j.name("history").beginObject()
                 .field("stepMillis", history.stepMillis())
                 .field("capacity", history.capacity());
@@ -261,7 +282,9 @@ public final class StatusPage {
                     .field("maxExecuting", pt.maxExecuting())
                     .field("ceiling", pt.ceiling())
                     .field("executing", pt.executing())
-                    .field("queued", pt.queued());
+                    .field("queued", pt.queued())
+                    .field("utilization", pt.utilization())
+                    .field("estimated", pt.estimated());
             j.name("classes").beginArray();
             for (StatusHistory.ClassPoint cp : pt.classes()) {
                 j.beginObject()
@@ -274,12 +297,136 @@ public final class StatusPage {
                         .field("rejected", cp.rejectedPerSecond())
                         .field("expired", cp.expiredPerSecond())
                         .field("completed", cp.completedPerSecond())
+                        .field("level", cp.level())
+                        .field("levels", cp.levels())
+                        .field("degraded", cp.degradedPerSecond())
                         .endObject();
             }
             j.endArray().endObject();
         }
         j.endArray().endObject();
         return j.endObject().toString();
+    }
+
+    /**
+     * The degradation law: its settings (the policy's {@code control.degradation} and {@code control.utilization.*}
+     * or {@code control.threshold.*}, live) and what its last period measured and fitted ({@code u}, null without a
+     * law; its numbers NaN, written null, before its first period).
+     */
+    private static void degradation(JsonOut j, ControlPolicy.Degradation d, UtilizationStatus u) {
+        boolean none = d.law() == ControlPolicy.DegradationLaw.NONE;
+        boolean pi = d.law() == ControlPolicy.DegradationLaw.PI;
+        boolean threshold = d.law() == ControlPolicy.DegradationLaw.THRESHOLD;
+        boolean network = threshold && d.networkCapacity() > 0;
+        double nan = Double.NaN;
+        j.name("degradation").beginObject()
+                .field("law", d.law().key())
+                .field("sourceSetting", d.source().key())
+                .field("source", u == null ? null : u.source())
+                .field("target", pi ? d.target() : nan)
+                .field("gainMargin", pi ? d.gainMargin() : nan)
+                .field("high", threshold ? d.high() : nan)
+                .field("low", threshold ? d.low() : nan)
+                .field("networkCapacity", network ? d.networkCapacity() : 0)
+                .field("networkHigh", network ? d.networkHigh() : nan)
+                .field("networkLow", network ? d.networkLow() : nan)
+                .field("intervalMillis", threshold ? d.interval().toMillis() : nan)
+                .field("measured", none || u == null ? nan : u.measured())
+                .field("estimated", none || u == null ? nan : u.estimated())
+                .field("smoothed", none || u == null ? nan : u.smoothed())
+                .field("network", none || u == null ? nan : u.network())
+                .precise("a", none || u == null ? nan : u.a())
+                .precise("b", none || u == null ? nan : u.b())
+                .precise("c", none || u == null ? nan : u.c())
+                .endObject();
+    }
+
+    /**
+     * A class's content level: the level m in force and its levels M (the settings of the snapshot), the shares of
+     * its sessions served lighter content and refused ({@link Settings.ClassSettings#degradedShare()}), and its
+     * completed requests by level.
+     */
+    private static void content(JsonOut j, ClassStats c, Settings.ClassSettings cs) {
+        j.name("content").beginObject()
+                .field("levels", c.levels())
+                .field("level", c.level())
+                .field("degradedShare", cs.degradedShare())
+                .field("refusedShare", cs.refusedShare())
+                .field("sessionsRefusedLevel", c.sessionsRefusedLevel())
+                .field("completedDegraded", StatusHistory.belowFull(c));
+        j.name("completedByLevel").beginArray();
+        for (int level = 0; level <= c.levels(); level++) {
+            j.number(c.completedAtLevel(level));
+        }
+        j.endArray().endObject();
+    }
+
+    /** The token-bucket rules: rate in force and its minimum, depth, tokens, hits and refusals; what they match. */
+    private static void buckets(JsonOut j, EngineSnapshot s, Settings settings, QosPolicy policy) {
+        j.name("bucketLaw").value(s.buckets().isEmpty() ? null : policy.bucketControl().law().key());
+        j.name("buckets").beginArray();
+        for (EngineSnapshot.BucketStats b : s.buckets()) {
+            int k = settings.bucketIndex(b.name());
+            BucketPolicy p = bucketPolicy(policy, b.name());
+            j.beginObject()
+                    .field("name", b.name())
+                    .field("paths", p == null || p.paths().isEmpty() ? null : String.join(", ", p.paths()))
+                    .field("cookie", p == null ? null : p.cookie())
+                    .field("rate", b.rate())
+                    .field("minRate", k < 0 ? Double.NaN : settings.buckets().get(k).minRate())
+                    .field("depth", b.depth())
+                    .field("tokens", b.tokens())
+                    .field("hits", b.hits())
+                    .field("admitted", b.hits() - b.refused())
+                    .field("refused", b.refused())
+                    .endObject();
+        }
+        j.endArray();
+    }
+
+    /** The virtual servers: their guarantee (the policy's) and requests within and beyond it. */
+    private static void hosts(JsonOut j, EngineSnapshot s, QosPolicy policy) {
+        j.name("hosts").beginArray();
+        for (EngineSnapshot.HostStats h : s.hosts()) {
+            VirtualServerPolicy p = null;
+            for (VirtualServerPolicy v : policy.virtualServers()) {
+                if (v.name().equals(h.name())) {
+                    p = v;
+                }
+            }
+            j.beginObject()
+                    .field("name", h.name())
+                    .field("hosts", p == null ? null : String.join(", ", p.hosts()))
+                    .field("rmax", p == null ? Double.NaN : p.rmax())
+                    .field("wmax", p == null ? Double.NaN : p.wmax())
+                    .field("requests", h.requests())
+                    .field("guaranteed", h.guaranteed())
+                    .field("beyond", h.requests() - h.guaranteed())
+                    .field("guaranteedBytes", h.guaranteedBytes())
+                    .endObject();
+        }
+        j.endArray();
+    }
+
+    private static BucketPolicy bucketPolicy(QosPolicy policy, String name) {
+        for (BucketPolicy b : policy.buckets()) {
+            if (b.name().equals(name)) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    private static UtilizationStatus.ClassLevel classLevel(UtilizationStatus u, String name) {
+        if (u == null) {
+            return null;
+        }
+        for (UtilizationStatus.ClassLevel l : u.classes()) {
+            if (l.name().equals(name)) {
+                return l;
+            }
+        }
+        return null;
     }
 
     /** The {@code Content-Security-Policy} of the HTML page. */
