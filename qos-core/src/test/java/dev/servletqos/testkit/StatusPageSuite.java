@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.ClassStats;
+import dev.servletqos.ControlStatus;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
+import dev.servletqos.control.UtilizationStatus;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -78,6 +80,30 @@ public abstract class StatusPageSuite {
             rule.2.value = premium
             rule.2.class = premium
             rule.2.trusted = true
+            """;
+
+    /**
+     * {@link #POLICY} with content levels (premium 2, basic 3), threshold-mode degradation on worker occupancy whose
+     * interval (10 minutes) does not end during a test, so the law measures every period but leaves the levels as
+     * the operator sets them; a token-bucket rule on {@code /search} (rate and minimum 0.01/s, two deep, its rate
+     * raised by the queue law only in a period its hits used it up) and a virtual server for {@code shop.example}.
+     */
+    protected static final String DEGRADING = POLICY + """
+            class.premium.levels = 2
+            class.basic.levels = 3
+            control.degradation = threshold
+            control.utilization.source = occupancy
+            control.threshold.interval = 10m
+            buckets.law = queue
+            bucket.search.path = /search, /search/*
+            bucket.search.rate = 0.01
+            bucket.search.min-rate = 0.01
+            bucket.search.depth = 2
+            vhost.shop.hosts = shop.example
+            vhost.shop.rmax = 5
+            vhost.shop.wmax = 100000
+            vhosts.request-cost = 0.01
+            vhosts.byte-cost = 0.000001
             """;
 
     @TempDir
@@ -242,6 +268,174 @@ public abstract class StatusPageSuite {
     }
 
     /**
+     * Content levels and the degradation law as the page shows them, in its JSON form and in Chromium: an operator
+     * sets basic's level to m = 2.25 of 3 through the settings seam (a quarter of its sessions at full content,
+     * three quarters one level below); one premium and two basic requests are held executing while threshold mode
+     * measures each period; three requests to {@code /search}, one after another, find a bucket two tokens deep; one
+     * request comes for the virtual server's host. The JSON numbers are compared with the engine's snapshot and
+     * control status of the same control period; the browser's with the numbers that no longer move. A screenshot
+     * goes to {@code target/status-page-degradation-NAME.png}.
+     */
+    @Test
+    void contentLevelsAndTheDegradationLawAsJsonAndInTheBrowser() throws Exception {
+        server = start(dir, DEGRADING, null, hold);
+        QosEngine engine = server.engine();
+        engine.update(x -> x.withClass(2, x.get(2).withLevel(2.25)));
+        send(Map.of("X-Tier", "premium"));
+        send(Map.of());
+        send(Map.of());
+        awaitSnapshot("premium 1 and basic 2 executing",
+                x -> x.get("premium").executing() == 1 && x.get("basic").executing() == 2);
+        // one after another, so none waits for basic's one free permit
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            statuses.add(get("/search/" + i, Map.of()).statusCode());
+        }
+        assertEquals(List.of(404, 404, 503), statuses, "two tokens, then refused; the application has no /search");
+        assertEquals(404, rawGet("/nothing", "shop.example"), "the virtual server's request reached the application");
+        awaitSnapshot("basic's three short requests completed", x -> x.get("basic").completed() == 3);
+        AdapterBehaviourSuite.await("a control period measured the occupancy", Duration.ofSeconds(20),
+                () -> engine.controlStatus().utilization() != null
+                        && engine.controlStatus().utilization().source() != null);
+
+        Map<String, String> shown = null;
+        Map<String, String> expected = null;
+        for (int attempt = 0; attempt < 10 && (shown == null || !expected.equals(pick(shown, expected))); attempt++) {
+            long period = engine.controlStatus().periods();
+            HttpResponse<String> r = get(PATH + "?format=json", Map.of());
+            assertEquals(200, r.statusCode(), r.body());
+            EngineSnapshot after = settled();
+            ControlStatus control = engine.controlStatus();
+            if (control.periods() != period) {
+                continue; // a control period ended while the page read: read again within one
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> json = (Map<String, Object>) JsonTree.parse(r.body());
+            shown = flatten(json);
+            expected = expectedContent(after, control, true);
+        }
+        assertTrue(shown != null, "no page read within one control period");
+        assertMatches(expected, shown);
+        assertEquals("null", shown.get("degradation.target"), "a target is the pi law's");
+        assertEquals("null", shown.get("class.basic.utilization.target"));
+
+        Chromium chromium = Chromium.require();
+        AdapterBehaviourSuite.await("the bucket refilled to its depth", Duration.ofSeconds(20),
+                () -> engine.snapshot().bucket("search").tokens() == 2);
+        String url = "http://127.0.0.1:" + server.port() + PATH;
+        Chromium.Run dom = chromium.dumpDom(url, 5000);
+        assertEquals(List.of(), dom.console(), "console messages of the page");
+        String rendered = dom.output().substring(0, dom.output().indexOf("<script"));
+        Map<String, String> cells = new HashMap<>();
+        Matcher cell = Pattern.compile("data-k=\"([^\"]+)\">([^<]*)<").matcher(rendered);
+        while (cell.find()) {
+            cells.put(cell.group(1), cell.group(2));
+        }
+        Map<String, String> stable = expectedContent(settled(), engine.controlStatus(), false);
+        stable.put("class.basic.content.degradedShare", "75 %");
+        stable.put("class.premium.content.degradedShare", "0 %");
+        stable.remove("class.basic.content.refusedShare"); // shown only when some are refused
+        stable.put("bucket.search.tokens", "2");
+        assertMatches(stable, cells);
+        for (String k : List.of("degradation.measured", "degradation.estimated", "class.basic.utilization.utilization")) {
+            assertTrue(cells.getOrDefault(k, "").matches("\\d+(\\.\\d+)?"), k + " shows a number: " + cells.get(k));
+        }
+        assertTrue(rendered.contains("<h2>Degradation<small>"), "the degradation section");
+        assertTrue(rendered.contains("Content level m (full at 3)"), "basic's level chart");
+        assertTrue(rendered.contains("<h2>Token buckets") && rendered.contains("<h2>Virtual servers"), rendered);
+
+        Path png = Path.of("target", "status-page-degradation-" + server.name() + ".png");
+        Chromium.Run shot = chromium.screenshot(url, png, 1440, 2300, 3000);
+        assertEquals(List.of(), shot.console(), "console messages of the page");
+        byte[] bytes = Files.readAllBytes(png);
+        assertTrue(bytes.length > 10_000 && bytes[1] == 'P' && bytes[2] == 'N' && bytes[3] == 'G',
+                "a PNG of the page: " + png.toAbsolutePath() + ", " + bytes.length + " bytes");
+    }
+
+    /**
+     * What the page must show of content levels, the degradation law, the bucket and the virtual server: from the
+     * snapshot, the settings in force and (with {@code measured}) the law's last period.
+     */
+    private static Map<String, String> expectedContent(EngineSnapshot s, ControlStatus control, boolean measured) {
+        Map<String, String> m = new HashMap<>();
+        m.put("degradation.law", "threshold");
+        m.put("degradation.sourceSetting", "occupancy");
+        m.put("degradation.source", "occupancy");
+        m.put("degradation.high", "0.75");
+        m.put("degradation.low", "0.6");
+        m.put("class.basic.content.levels", "3");
+        m.put("class.basic.content.level", "2.25");
+        m.put("class.basic.content.degradedShare", "0.75");
+        m.put("class.basic.content.refusedShare", "0");
+        m.put("class.premium.content.levels", "2");
+        m.put("class.premium.content.level", "2");
+        m.put("class.premium.content.degradedShare", "0");
+        ClassStats basic = s.get("basic");
+        m.put("class.basic.content.completedDegraded",
+                Long.toString(basic.completedAtLevel(1) + basic.completedAtLevel(2)));
+        for (int level = 1; level <= 3; level++) {
+            m.put("class.basic.content.completedByLevel." + level, Long.toString(basic.completedAtLevel(level)));
+        }
+        EngineSnapshot.BucketStats b = s.bucket("search");
+        m.put("bucket.search.hits", "3");
+        m.put("bucket.search.refused", "1");
+        m.put("bucket.search.admitted", "2");
+        m.put("bucket.search.depth", "2");
+        m.put("bucket.search.minRate", "0.01");
+        m.put("vhost.shop.requests", "1");
+        m.put("vhost.shop.guaranteed", "1");
+        m.put("vhost.shop.beyond", "0");
+        m.put("vhost.shop.rmax", "5");
+        m.put("vhost.shop.wmax", "100000");
+        if (measured) {
+            m.put("bucket.search.rate", text(round(b.rate())));
+            m.put("vhost.shop.hosts", "shop.example");
+            m.put("bucket.search.paths", "/search, /search/*");
+            UtilizationStatus u = control.utilization();
+            m.put("degradation.measured", text(round(u.measured())));
+            m.put("degradation.estimated", text(round(u.estimated())));
+            m.put("degradation.smoothed", text(round(u.smoothed())));
+            m.put("degradation.a", text(precise(u.a())));
+            m.put("degradation.b", text(precise(u.b())));
+            m.put("degradation.c", text(precise(u.c())));
+            for (UtilizationStatus.ClassLevel l : u.classes()) {
+                m.put("class." + l.name() + ".utilization.utilization", text(round(l.utilization())));
+            }
+        }
+        return m;
+    }
+
+    /** The JSON form's three decimals; not a number: null. */
+    private static Object round(double v) {
+        return Double.isFinite(v) ? (Object) (Math.round(v * 1000) / 1000.0) : null;
+    }
+
+    /** The JSON form's full precision; not a number: null. */
+    private static Object precise(double v) {
+        return Double.isFinite(v) ? (Object) v : null;
+    }
+
+    private static Map<String, String> pick(Map<String, String> shown, Map<String, String> keys) {
+        Map<String, String> m = new HashMap<>();
+        keys.keySet().forEach(k -> m.put(k, shown.get(k)));
+        return m;
+    }
+
+    /** A GET with this {@code Host} header, which the JDK's client does not let one set: its status. */
+    private int rawGet(String path, String host) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String status = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.US_ASCII)).readLine();
+            assertTrue(status != null && status.startsWith("HTTP/1.1 "), String.valueOf(status));
+            socket.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+            return Integer.parseInt(status.substring(9, 12));
+        }
+    }
+
+    /**
      * Puts the load on: the operator lowers basic's budget to 2, then one premium and seven basic requests
      * arrive one by one, each after the page's history has a new point (so that its charts show the queue
      * growing): premium 1 executing; basic 2 executing, 4 queued, 1 refused (its queue full).
@@ -373,17 +567,40 @@ public abstract class StatusPageSuite {
         assertEquals(List.of(), wrong, "numbers the page shows against the engine's snapshot; shown: " + shown);
     }
 
-    /** The JSON form's values under the keys the HTML page marks its cells with ({@code class.basic.queued}). */
+    /**
+     * The JSON form's values under the keys the HTML page marks its cells with ({@code class.basic.queued},
+     * {@code class.basic.content.level}, {@code class.basic.content.completedByLevel.1}, {@code degradation.a},
+     * {@code bucket.search.tokens}, {@code vhost.shop.requests}).
+     */
     @SuppressWarnings("unchecked")
     private static Map<String, String> flatten(Map<String, Object> json) {
         Map<String, String> m = new HashMap<>();
-        ((Map<String, Object>) json.get("engine")).forEach((k, v) -> m.put("engine." + k, text(v)));
-        ((Map<String, Object>) json.get("control")).forEach((k, v) -> m.put("control." + k, text(v)));
+        put(m, "engine", json.get("engine"));
+        put(m, "control", json.get("control"));
+        put(m, "degradation", json.get("degradation"));
         for (Object o : (List<Object>) json.get("classes")) {
-            Map<String, Object> c = (Map<String, Object>) o;
-            c.forEach((k, v) -> m.put("class." + c.get("name") + "." + k, text(v)));
+            put(m, "class." + ((Map<String, Object>) o).get("name"), o);
+        }
+        for (Object o : (List<Object>) json.get("buckets")) {
+            put(m, "bucket." + ((Map<String, Object>) o).get("name"), o);
+        }
+        for (Object o : (List<Object>) json.get("hosts")) {
+            put(m, "vhost." + ((Map<String, Object>) o).get("name"), o);
         }
         return m;
+    }
+
+    /** {@code v} under {@code key}; an object's members and an array's elements under {@code key.name}. */
+    @SuppressWarnings("unchecked")
+    private static void put(Map<String, String> m, String key, Object v) {
+        m.put(key, text(v));
+        if (v instanceof Map<?, ?> map) {
+            ((Map<String, Object>) map).forEach((k, x) -> put(m, key + "." + k, x));
+        } else if (v instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                put(m, key + "." + i, list.get(i));
+            }
+        }
     }
 
     private static String text(Object v) {
