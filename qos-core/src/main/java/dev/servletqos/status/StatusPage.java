@@ -30,7 +30,10 @@ import java.util.Objects;
  * only turn a request into {@link #answer} and write the {@link Answer} back.
  *
  * <p>{@code GET} answers an HTML page (per class: queue, executing, budget, delay against target, refusals,
- * admissions; max-executing and its ceiling; who set the settings last; charts of the last minutes that
+ * admissions, its content level m of M with the shares of its sessions served lighter content and refused, and
+ * its utilization and target under the degradation law; max-executing and its ceiling; who set the settings last;
+ * the degradation law's measured and estimated utilization and fitted costs; the token buckets' rates, tokens and
+ * refusals and the virtual servers' requests, when the policy has them; charts of the last minutes that
  * redraw as the page polls its own JSON form every {@value #POLL_MILLIS} ms). {@code GET ?format=json}
  * answers the same data as JSON (schema {@value #SCHEMA}, in {@code docs/operations.md}); {@code &since=T}
  * (epoch milliseconds) limits the history to the points after T. {@code HEAD} answers the headers alone, any
