@@ -44,7 +44,15 @@ final class Scheduler {
     /** The lanes, highest priority first; the array is replaced, never changed, so it may be read without the lock. */
     private volatile Lane[] lanes;
     private volatile AdmissionStep.Rejections rejections;
+    /** The reserves the policy gives (not the highest class's default one): the least max-executing can be. */
     private int reserves;
+    /**
+     * The highest class's default reserve ({@link QosPolicy#defaultTopReserve()}; 0: none), kept while max-executing
+     * is at least {@code reserves + 2} ({@link #applyLocked}).
+     */
+    private int defaultReserve;
+    /** The reserves in force, every class's ({@link Lane#reserve}): 0 lets {@link #canStart} skip them. */
+    private int reserved;
     /**
      * The generation of the policy in force ({@link Regime}), to carry class indexes of an earlier one over; its
      * token-bucket rules (their rates are put in force with the settings) and its virtual servers.
@@ -78,6 +86,7 @@ final class Scheduler {
         final String name;
         // the class's policy: set at creation and when the policy is reloaded (configure)
         int index;
+        /** The reserve in force: the policy's, or for the highest class's default one, 0 while it is not kept. */
         int reserve;
         int weight;
         int maxQueue;
@@ -236,7 +245,9 @@ final class Scheduler {
         for (Lane l : next) {
             sum += l.reserve;
         }
-        reserves = sum;
+        defaultReserve = p.defaultTopReserve();
+        reserves = sum - defaultReserve;
+        reserved = sum; // until the settings are applied (applyLocked), which a policy is taken with
         maxPerSession = p.maxPerSession();
         maxQueuedPerAddress = p.maxQueuedPerAddress();
         lanes = next;
@@ -252,7 +263,10 @@ final class Scheduler {
         return settings;
     }
 
-    /** The sum of the classes' reserves: the least max-executing can be. */
+    /**
+     * The sum of the reserves the policy gives: the least max-executing can be. The highest class's default reserve
+     * is not counted: it gives way to a lower max-executing.
+     */
     int reserves() {
         return reserves;
     }
@@ -854,6 +868,13 @@ final class Scheduler {
     private void applyLocked(Settings s, long now, boolean reconfigure) {
         Settings old = reconfigure ? null : settings;
         maxExecuting = s.maxExecuting();
+        if (defaultReserve > 0) {
+            // the highest class's default reserve never takes the last permit the other classes could use: with
+            // max-executing 1 (and no reserve given), the lower classes would never run
+            int keep = maxExecuting >= reserves + defaultReserve + 1 ? defaultReserve : 0;
+            lanes[0].reserve = keep;
+            reserved = reserves + keep;
+        }
         autoAdmission = s.control().admission() == dev.servletqos.policy.ControlPolicy.Admission.AUTO;
         for (int i = 0; i < lanes.length; i++) {
             Lane l = lanes[i];
@@ -877,7 +898,7 @@ final class Scheduler {
         if (lane.executing >= lane.budget && !mayBorrow) {
             return false;
         }
-        if (reserves == 0) {
+        if (reserved == 0) {
             return true;
         }
         int free = maxExecuting - executing - 1;
