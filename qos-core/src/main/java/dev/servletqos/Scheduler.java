@@ -898,17 +898,24 @@ final class Scheduler {
         if (lane.executing >= lane.budget && !mayBorrow) {
             return false;
         }
+        return reserved == 0 || maxExecuting - executing - 1 >= reservedFor(lane);
+    }
+
+    /**
+     * The permits kept free for the other classes than {@code lane}'s: their reserves they do not use now, which
+     * {@code lane} may never take. Under the lock (and the admission steps).
+     */
+    int reservedFor(Lane lane) {
         if (reserved == 0) {
-            return true;
+            return 0;
         }
-        int free = maxExecuting - executing - 1;
         int owed = 0;
         for (Lane other : lanes) {
             if (other != lane && other.reserve > other.executing) {
                 owed += other.reserve - other.executing;
             }
         }
-        return free >= owed;
+        return owed;
     }
 
     // Which permit a finishing request held does not matter: a class holds max(0, executing - budget)
