@@ -158,6 +158,25 @@ class TopClassReserveTest {
     }
 
     @Test
+    void theInvariantsCheckerTakesTheDefaultReservesReturnForNoLentReserve() {
+        engine = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 5, ClassPolicy.named("premium"),
+                ClassPolicy.named("basic")).build(), clock);
+        Invariants invariants = new Invariants(engine.policy(), engine.snapshot());
+        flood(4);
+        invariants.check(engine.snapshot(), "flood");
+        engine.setMaxExecuting(1);
+        invariants.applied(engine.settings());
+        invariants.check(engine.snapshot(), "at 1");
+        engine.setMaxExecuting(2);
+        invariants.applied(engine.settings());
+        // basic still holds its 4 permits (non-preemptive) and premium's reserve is back: 5 held or owed at 2
+        EngineSnapshot s = engine.snapshot();
+        assertEquals(4, s.get("basic").executing());
+        assertEquals(1, s.get("premium").reserve());
+        invariants.check(s, "back at 2");
+    }
+
+    @Test
     void theDefaultReserveDoesNotRaiseTheLeastMaxExecuting() {
         engine = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 4, ClassPolicy.named("premium"),
                 ClassPolicy.named("basic")).build(), clock);
