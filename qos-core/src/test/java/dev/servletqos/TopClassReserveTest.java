@@ -187,7 +187,7 @@ class TopClassReserveTest {
         engine = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 4, ClassPolicy.named("premium").withReserve(2),
                 ClassPolicy.named("basic")).build(), clock);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> engine.setMaxExecuting(1));
-        assertTrue(e.getMessage().contains("reserves (2)"), e.getMessage());
+        assertTrue(e.getMessage().contains("reserves the policy gives (2)"), e.getMessage());
         assertEquals(2, engine.apply(engine.settings().withMaxExecuting(1), Settings.Source.CONTROLLER)
                 .maxExecuting(), "a given reserve is still the least max-executing");
     }
