@@ -23,7 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Who may start (paper 004 section 4.4, paper 001 section III): a class may start a request while the
  * total is below {@code max-executing}, and either its own count is below its budget, or borrowing is on
  * (work conserving: idle permits of other classes are used). In every case the permits still free after the
- * start must cover the unused reserves of the other classes, so a reserve is never lent. Waiting requests
+ * start must cover the unused reserves of the other classes, so a reserve is never lent; the highest class has one
+ * permit by default ({@link QosPolicy#defaultTopReserve()}), kept while max-executing is at least the given
+ * reserves plus 2, so that a flood of the lower classes never makes it wait for a release. Waiting requests
  * are released by policy: own-budget starts before borrowed ones; within each, by the scheduling policy.
  * Budgets change non-preemptively: a lowered budget takes effect as requests finish, a raised one drains the
  * queue at once.
