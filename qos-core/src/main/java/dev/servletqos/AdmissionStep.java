@@ -44,7 +44,8 @@ interface AdmissionStep {
     /**
      * With {@code control.admission = auto}: refuse a new session of a class while the requests queued in it and
      * the classes above it would take longer than the class's delay target to start, at the engine's mean
-     * service time and the permits the classes above do not hold ({@code queued x service / those permits}).
+     * service time and the permits the class may use: those neither the classes above hold nor the other classes'
+     * reserves keep ({@code queued x service / those permits}).
      * The admission law's rate acts per period; this guard acts at once, so that a crowd that arrives within a
      * period, or before the law has measured anything, is held too. Retry-After: the time that queue needs to
      * fall back to the target.
@@ -55,7 +56,7 @@ interface AdmissionStep {
             return null;
         }
         double ahead = s.queuedAbove(lane.index) + lane.queued;
-        double permits = Math.max(1, s.maxExecuting() - s.executingAbove(lane.index));
+        double permits = Math.max(1, s.maxExecuting() - s.executingAbove(lane.index) - s.reservedFor(lane));
         double predicted = ahead * service / permits;
         if (predicted <= lane.delayTargetNanos) {
             return null;

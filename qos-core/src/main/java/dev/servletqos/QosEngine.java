@@ -315,7 +315,7 @@ public final class QosEngine {
 
     /**
      * Puts new settings in force at once, replacing the old ones whole. They are clamped in one place
-     * (max-executing at least 1 and the sum of the reserves, budgets 0..max-executing and, for the controller,
+     * (max-executing at least 1 and the sum of the reserves the policy gives, budgets 0..max-executing and, for the controller,
      * at least the class's min-budget, rates finite, content levels as the policy has them and each live level
      * 0..levels, a level that is not a number leaving the one in force); a raised budget starts waiting
      * requests at once, a lowered one takes effect as running requests finish (non-preemptive). A changed
@@ -386,15 +386,17 @@ public final class QosEngine {
     }
 
     /**
-     * Sets the total concurrency over all classes; budgets above it are lowered to it.
+     * Sets the total concurrency over all classes; budgets above it are lowered to it. The highest class's default
+     * reserve ({@link QosPolicy#defaultTopReserve()}) does not hold it up: below the other classes' reserves plus 2
+     * the engine drops it, and keeps it again when max-executing is raised.
      *
-     * @throws IllegalArgumentException if below 1 or below the sum of the reserves
+     * @throws IllegalArgumentException if below 1 or below the sum of the reserves the policy gives
      */
     public void setMaxExecuting(int maxExecuting) {
         int reserves = scheduler.reserves();
         if (maxExecuting < 1 || maxExecuting < reserves) {
             throw new IllegalArgumentException("max-executing = " + maxExecuting + ": must be at least 1 and at "
-                    + "least the sum of the reserves (" + reserves + ")");
+                    + "least the sum of the reserves the policy gives (" + reserves + ")");
         }
         update(s -> s.withMaxExecuting(maxExecuting));
     }

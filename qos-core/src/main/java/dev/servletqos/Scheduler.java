@@ -23,7 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Who may start (paper 004 section 4.4, paper 001 section III): a class may start a request while the
  * total is below {@code max-executing}, and either its own count is below its budget, or borrowing is on
  * (work conserving: idle permits of other classes are used). In every case the permits still free after the
- * start must cover the unused reserves of the other classes, so a reserve is never lent. Waiting requests
+ * start must cover the unused reserves of the other classes, so a reserve is never lent; the highest class has one
+ * permit by default ({@link QosPolicy#defaultTopReserve()}), kept while max-executing is at least the given
+ * reserves plus 2, so that a flood of the lower classes never makes it wait for a release. Waiting requests
  * are released by policy: own-budget starts before borrowed ones; within each, by the scheduling policy.
  * Budgets change non-preemptively: a lowered budget takes effect as requests finish, a raised one drains the
  * queue at once.
@@ -44,7 +46,15 @@ final class Scheduler {
     /** The lanes, highest priority first; the array is replaced, never changed, so it may be read without the lock. */
     private volatile Lane[] lanes;
     private volatile AdmissionStep.Rejections rejections;
+    /** The reserves the policy gives (not the highest class's default one): the least max-executing can be. */
     private int reserves;
+    /**
+     * The highest class's default reserve ({@link QosPolicy#defaultTopReserve()}; 0: none), kept while max-executing
+     * is at least {@code reserves + 2} ({@link #applyLocked}).
+     */
+    private int defaultReserve;
+    /** The reserves in force, every class's ({@link Lane#reserve}): 0 lets {@link #canStart} skip them. */
+    private int reserved;
     /**
      * The generation of the policy in force ({@link Regime}), to carry class indexes of an earlier one over; its
      * token-bucket rules (their rates are put in force with the settings) and its virtual servers.
@@ -78,6 +88,7 @@ final class Scheduler {
         final String name;
         // the class's policy: set at creation and when the policy is reloaded (configure)
         int index;
+        /** The reserve in force: the policy's, or for the highest class's default one, 0 while it is not kept. */
         int reserve;
         int weight;
         int maxQueue;
@@ -236,7 +247,9 @@ final class Scheduler {
         for (Lane l : next) {
             sum += l.reserve;
         }
-        reserves = sum;
+        defaultReserve = p.defaultTopReserve();
+        reserves = sum - defaultReserve;
+        reserved = sum; // until the settings are applied (applyLocked), which a policy is taken with
         maxPerSession = p.maxPerSession();
         maxQueuedPerAddress = p.maxQueuedPerAddress();
         lanes = next;
@@ -252,7 +265,10 @@ final class Scheduler {
         return settings;
     }
 
-    /** The sum of the classes' reserves: the least max-executing can be. */
+    /**
+     * The sum of the reserves the policy gives: the least max-executing can be. The highest class's default reserve
+     * is not counted: it gives way to a lower max-executing.
+     */
     int reserves() {
         return reserves;
     }
@@ -854,6 +870,13 @@ final class Scheduler {
     private void applyLocked(Settings s, long now, boolean reconfigure) {
         Settings old = reconfigure ? null : settings;
         maxExecuting = s.maxExecuting();
+        if (defaultReserve > 0) {
+            // the highest class's default reserve never takes the last permit the other classes could use: with
+            // max-executing 1 (and no reserve given), the lower classes would never run
+            int keep = maxExecuting >= reserves + defaultReserve + 1 ? defaultReserve : 0;
+            lanes[0].reserve = keep;
+            reserved = reserves + keep;
+        }
         autoAdmission = s.control().admission() == dev.servletqos.policy.ControlPolicy.Admission.AUTO;
         for (int i = 0; i < lanes.length; i++) {
             Lane l = lanes[i];
@@ -877,17 +900,24 @@ final class Scheduler {
         if (lane.executing >= lane.budget && !mayBorrow) {
             return false;
         }
-        if (reserves == 0) {
-            return true;
+        return reserved == 0 || maxExecuting - executing - 1 >= reservedFor(lane);
+    }
+
+    /**
+     * The permits kept free for the other classes than {@code lane}'s: their reserves they do not use now, which
+     * {@code lane} may never take. Under the lock (and the admission steps).
+     */
+    int reservedFor(Lane lane) {
+        if (reserved == 0) {
+            return 0;
         }
-        int free = maxExecuting - executing - 1;
         int owed = 0;
         for (Lane other : lanes) {
             if (other != lane && other.reserve > other.executing) {
                 owed += other.reserve - other.executing;
             }
         }
-        return free >= owed;
+        return owed;
     }
 
     // Which permit a finishing request held does not matter: a class holds max(0, executing - budget)

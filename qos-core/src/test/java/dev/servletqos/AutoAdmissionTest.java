@@ -27,8 +27,13 @@ class AutoAdmissionTest {
     private final FakeClock clock = new FakeClock();
 
     private QosEngine engine(int maxExecuting, ControlPolicy.Admission admission) {
+        return engine(maxExecuting, admission, ClassPolicy.named("premium"));
+    }
+
+    /** {@code premium}: the highest class as the test wants it (its reserve given or not). */
+    private QosEngine engine(int maxExecuting, ControlPolicy.Admission admission, ClassPolicy premium) {
         QosPolicy p = policy(Scheduling.STRICT_PRIORITY, maxExecuting,
-                ClassPolicy.named("premium").withDelayTarget(Duration.ofMillis(250)),
+                premium.withDelayTarget(Duration.ofMillis(250)),
                 ClassPolicy.named("basic").withDelayTarget(Duration.ofSeconds(1)).withMaxWait(Duration.ofSeconds(4)))
                 .retryAfter(Duration.ofSeconds(10))
                 .control(ControlPolicy.DEFAULTS.withAdmission(admission)).build();
@@ -46,7 +51,8 @@ class AutoAdmissionTest {
 
     @Test
     void theQueueGuardRefusesANewSessionWhoseQueueWouldMissItsTargetAndNoAdmittedOne() {
-        QosEngine e = engine(2, ControlPolicy.Admission.AUTO);
+        // no reserve: basic may use both permits (the default reserve is the next test's)
+        QosEngine e = engine(2, ControlPolicy.Admission.AUTO, ClassPolicy.named("premium").withReserve(0));
         String admitted = serveOne(e, "basic");
         List<Ticket> tickets = new ArrayList<>();
         tickets.add(e.enter(request("basic"), clock.nanoTime()));
@@ -73,6 +79,31 @@ class AutoAdmissionTest {
         assertEquals(State.PARKED, premium.state(), "premium's own queue is empty: its new session is admitted");
 
         tickets.add(ofAdmitted);
+        tickets.add(premium);
+        tickets.forEach(Ticket::complete);
+        assertEquals(0, e.snapshot().executing());
+        assertEquals(0, e.snapshot().queued());
+    }
+
+    @Test
+    void theQueueGuardCountsOnlyThePermitsTheClassMayUseNotPremiumsReserve() {
+        QosEngine e = engine(2, ControlPolicy.Admission.AUTO);
+        serveOne(e, "basic");
+        List<Ticket> tickets = new ArrayList<>();
+        Ticket refused = null;
+        while (refused == null && tickets.size() < 100) {
+            Ticket t = e.enter(request("basic"), clock.nanoTime());
+            if (t.state() == State.REJECTED) {
+                refused = t;
+            } else {
+                tickets.add(t);
+            }
+        }
+        assertEquals(1, e.snapshot().get("basic").executing(), "premium keeps the other permit");
+        assertEquals(11, e.snapshot().get("basic").queued(), "refused once 11 wait: 11 x 100 ms / 1 permit > 1 s");
+        assertEquals(Rejection.Reason.SESSION_QUEUED, refused.rejection().reason());
+        Ticket premium = e.enter(request("premium"), clock.nanoTime());
+        assertEquals(State.RUNNING, premium.state(), "premium's reserved permit is free");
         tickets.add(premium);
         tickets.forEach(Ticket::complete);
         assertEquals(0, e.snapshot().executing());

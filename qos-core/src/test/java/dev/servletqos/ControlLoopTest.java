@@ -35,9 +35,10 @@ class ControlLoopTest {
         engine.start(periodic);
         assertThrows(IllegalStateException.class, () -> engine.start(periodic));
         List<Ticket> running = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 3; i++) {
             running.add(engine.enter(request("basic"), clock.nanoTime()));
         }
+        running.add(engine.enter(request("premium"), clock.nanoTime())); // on premium's reserved permit
         Ticket waiting = engine.enter(request("premium"), clock.nanoTime());
         Engines.Recorder r = new Engines.Recorder();
         waiting.await(r);

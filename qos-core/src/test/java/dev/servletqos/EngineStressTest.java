@@ -37,7 +37,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  *   <li>at sampled points (a snapshot, taken under the engine's lock while the other threads go on) and after the
  *       run, DESIGN.md's invariants as {@link Invariants} checks them: the counters reconcile, executing never
  *       exceeds max-executing nor (without borrowing) a class's budget, but for requests started before a limit
- *       was lowered (non-preemptive), a reserve is never lent, nothing waits while it could start;</li>
+ *       was lowered (non-preemptive), a reserve is never lent (given ones under shared capacity, the highest
+ *       class's default one, dropped and back as max-executing falls to 1 and rises, under the others), nothing
+ *       waits while it could start;</li>
  *   <li>every waiting request's listener is called exactly once, granted or expired, never both, never twice,
  *       unless the test itself took the request out of its queue ({@link Ticket#cancel()},
  *       {@link Ticket#expire()} returning true), and then never;</li>
@@ -162,9 +164,13 @@ class EngineStressTest {
                     .borrowing(borrowing).totalQueuedTrigger(40).higherQueuedTrigger(20)
                     // small, so that both limits refuse requests while everything else goes on
                     .maxPerSession(3).maxQueuedPerAddress(PER_ADDRESS);
-            int[] reserves = scheduling == Scheduling.SHARED_CAPACITY ? new int[] {2, 1, 0} : new int[3];
+            // shared capacity: reserves given; the other policies: the highest class's default reserve, which the
+            // settings changes drop (max-executing 1) and bring back
+            boolean given = scheduling == Scheduling.SHARED_CAPACITY;
+            int[] reserves = {2, 1, 0};
             for (int k = 0; k < CLASSES.length; k++) {
-                b.addClass(ClassPolicy.named(CLASSES[k]).withBudget(3 - k / 2).withReserve(reserves[k])
+                ClassPolicy c = ClassPolicy.named(CLASSES[k]).withBudget(3 - k / 2);
+                b.addClass((given ? c.withReserve(reserves[k]) : c)
                         .withMinBudget(k == 0 ? 1 : 0).withWeight(3 - k).withMaxQueue(20)
                         .withMaxWait(Duration.ofMillis(100 + 100 * k)).withDelayTarget(Duration.ofMillis(50 + 50 * k))
                         .withSessionRate(k == 2 ? 2_000 : 0).withLevels(k + 1));

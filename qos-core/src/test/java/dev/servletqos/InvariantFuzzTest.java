@@ -25,8 +25,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Random sequences of enter, complete, expire (by the engine and by the container), cancel and budget
- * changes, with fixed seeds, checking DESIGN.md's invariants after every step: every ticket has exactly one
+ * Random sequences of enter, complete, expire (by the engine and by the container), cancel, budget and
+ * max-executing changes (down to 1, where the highest class's default reserve gives way), with fixed seeds, checking DESIGN.md's invariants after every step: every ticket has exactly one
  * outcome and the counters reconcile with the tickets the test holds; and the invariants every snapshot must
  * show ({@link Invariants}, shared with the concurrent {@code EngineStressTest}): the total never exceeds
  * max-executing; without borrowing no class runs above its budget (but for requests started before it was
@@ -69,7 +69,9 @@ class InvariantFuzzTest {
             int budget = 1 + random.nextInt(max);
             int reserve = Math.min(reserveLeft, random.nextInt(budget + 1));
             reserveLeft -= reserve;
-            b.addClass(ClassPolicy.named(name).withBudget(budget).withReserve(reserve)
+            // a reserve of 0 is given or left to the default (the highest class's default reserve)
+            ClassPolicy c = ClassPolicy.named(name).withBudget(budget);
+            b.addClass((reserve > 0 || random.nextBoolean() ? c.withReserve(reserve) : c)
                     .withWeight(1 + random.nextInt(5)).withMaxQueue(random.nextInt(12))
                     .withMaxWait(Duration.ofMillis(50 + random.nextInt(500)))
                     .withDelayTarget(Duration.ofMillis(10 + random.nextInt(300)))
@@ -103,7 +105,11 @@ class InvariantFuzzTest {
             } else if (op < 90) {
                 model.cancelOne(random);
             } else if (op < 94) {
-                model.setBudget(CLASSES[random.nextInt(CLASSES.length)], random.nextInt(max + 1));
+                model.setBudget(CLASSES[random.nextInt(CLASSES.length)],
+                        random.nextInt(engine.settings().maxExecuting() + 1));
+            } else if (op < 95) {
+                // down to 1, where the highest class's default reserve gives way, and back
+                model.setMaxExecuting(1 + random.nextInt(max + 1));
             } else if (op < 97) {
                 int[] budgets = new int[CLASSES.length];
                 for (int k = 0; k < budgets.length; k++) {
@@ -229,6 +235,18 @@ class InvariantFuzzTest {
         void setBudget(String c, int b) {
             engine.setBudget(c, b);
             assertEquals(b, engine.settings().get(policy.classIndex(c)).budget());
+            invariants.applied(engine.settings());
+        }
+
+        /** An operator's max-executing; one below the given reserves is refused and changes nothing. */
+        void setMaxExecuting(int m) {
+            try {
+                engine.setMaxExecuting(m);
+            } catch (IllegalArgumentException belowTheReserves) {
+                assertTrue(belowTheReserves.getMessage().contains("sum of the reserves"), belowTheReserves.getMessage());
+                return;
+            }
+            assertEquals(m, engine.settings().maxExecuting());
             invariants.applied(engine.settings());
         }
 

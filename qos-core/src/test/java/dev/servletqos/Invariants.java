@@ -20,7 +20,12 @@ import dev.servletqos.policy.QosPolicy;
  *   <li>executing of each class against its budget, when it may not borrow (borrowing off, and admission by
  *       triggers: automatic admission serves an overdue class on any free permit);</li>
  *   <li>executing plus the reserves other classes are still owed ({@code sum max(0, reserve - executing)})
- *       against max-executing: a reserve is never lent.</li>
+ *       against max-executing: a reserve is never lent. The highest class's default reserve
+ *       ({@link QosPolicy#defaultTopReserve()}) is kept only at a max-executing of at least the given reserves
+ *       plus 2: when a max-executing that keeps it follows one that does not, it comes back while the lower
+ *       classes may hold every permit, and that sum rises by the reserve without a grant. So each such return the
+ *       reports allow (at most one per report of a max-executing that keeps it, and one per report of one that
+ *       does not or a check that saw it dropped before that) raises the bound by the reserve.</li>
  * </ul>
  * And in every snapshot: the counters reconcile per class (and the completed requests by content level add up
  * to the completed ones, none at level 0; the level is within 0..levels); the totals are the sums of the
@@ -37,15 +42,32 @@ public final class Invariants {
     private long totalBound;
     private long reserveBound;
     private final long[] classBound;
+    /** The highest class's default reserve (0: none), and the least max-executing at which the engine keeps it. */
+    private final int defaultReserve;
+    private final int keptFrom;
+    /** Since the last check: max-executing values reported that keep the default reserve, and that drop it. */
+    private int keeping;
+    private int dropping;
+    /** Whether the last check (or the initial snapshot) saw the default reserve dropped. */
+    private boolean droppedAtCheck;
 
     /** @param initial a snapshot before any load: its settings are the first limits in force */
     public Invariants(QosPolicy policy, EngineSnapshot initial) {
         this.borrowing = policy.borrowing();
         this.classBudgets = !borrowing && initial.settings().control().admission() != ControlPolicy.Admission.AUTO;
         this.classBound = new long[initial.classes().size()];
+        this.defaultReserve = policy.defaultTopReserve();
+        int given = -defaultReserve;
+        for (dev.servletqos.policy.ClassPolicy c : policy.classes()) {
+            given += c.capacity().reserve();
+        }
+        this.keptFrom = given + defaultReserve + 1;
         applied(initial.settings());
         totalBound = Math.max(totalBound, initial.executing());
         reserveBound = Math.max(reserveBound, heldOrOwed(initial));
+        keeping = 0;
+        dropping = 0;
+        droppedAtCheck = dropped(initial);
     }
 
     /** A settings value was put in force (as the engine returned it, clamped). */
@@ -65,6 +87,18 @@ public final class Invariants {
     synchronized void maxInForce(int max) {
         totalBound = Math.max(totalBound, max);
         reserveBound = Math.max(reserveBound, max);
+        if (defaultReserve > 0) {
+            if (max >= keptFrom) {
+                keeping++;
+            } else {
+                dropping++;
+            }
+        }
+    }
+
+    /** Whether the snapshot shows the highest class's default reserve dropped (max-executing too low for it). */
+    private boolean dropped(EngineSnapshot s) {
+        return defaultReserve > 0 && s.classes().get(0).reserve() < defaultReserve;
     }
 
     /**
@@ -95,8 +129,9 @@ public final class Invariants {
         require(s.executing() <= totalBound, where, "executing " + s.executing() + " above max-executing (bound "
                 + totalBound + ")", s);
         long held = heldOrOwed(s);
-        require(held <= reserveBound, where, "a reserve was lent: executing + owed reserves " + held + " > "
-                + reserveBound, s);
+        long returns = Math.min(keeping, dropping + (droppedAtCheck ? 1 : 0));
+        require(held <= reserveBound + returns * defaultReserve, where, "a reserve was lent: executing + owed "
+                + "reserves " + held + " > " + reserveBound + " (+ " + returns + " returns of the default reserve)", s);
         for (int k = 0; k < classBound.length; k++) {
             ClassStats c = s.classes().get(k);
             if (classBudgets) {
@@ -113,6 +148,9 @@ public final class Invariants {
         }
         totalBound = Math.max(s.executing(), s.maxExecuting());
         reserveBound = Math.max(held, s.maxExecuting());
+        keeping = 0;
+        dropping = 0;
+        droppedAtCheck = dropped(s);
     }
 
     /** Permits held plus the reserves not yet used: at most max-executing after any grant. */

@@ -32,21 +32,24 @@ import org.junit.jupiter.api.Test;
 class PolicyReloadStressTest {
 
     private static QosPolicy policy(boolean withB, boolean weighted) {
-        return policy(withB, weighted, 8, 1000);
+        return policy(withB, weighted, 8, 1000, true);
     }
 
     /**
      * Classes a, (b,) c with content levels (a's count changes with b), a virtual server while b is there and a
-     * token-bucket rule on /search while it is not, and the two caps.
+     * token-bucket rule on /search while it is not, and the two caps; {@code topReserve}: a keeps its default
+     * reserve (else 0).
      */
-    private static QosPolicy policy(boolean withB, boolean weighted, int perSession, int perAddress) {
+    private static QosPolicy policy(boolean withB, boolean weighted, int perSession, int perAddress,
+                                    boolean topReserve) {
         QosPolicy.Builder p = QosPolicy.builder().maxExecuting(2).defaultClass("c").secret(Engines.SECRET)
                 .scheduling(weighted ? QosPolicy.Scheduling.WEIGHTED : QosPolicy.Scheduling.STRICT_PRIORITY)
                 .maxPerSession(perSession).maxQueuedPerAddress(perAddress);
         for (String c : withB ? List.of("a", "b", "c") : List.of("a", "c")) {
             int levels = c.equals("c") ? 1 : c.equals("b") || withB ? 3 : 2;
-            p.addClass(ClassPolicy.named(c).withMaxQueue(100_000).withMaxWait(Duration.ofMinutes(10))
-                    .withLevels(levels));
+            ClassPolicy cp = ClassPolicy.named(c).withMaxQueue(100_000).withMaxWait(Duration.ofMinutes(10))
+                    .withLevels(levels);
+            p.addClass(c.equals("a") && !topReserve ? cp.withReserve(0) : cp);
             p.addRule(Rule.header(c, "X-Tier", c).asTrusted());
         }
         if (withB) {
@@ -185,8 +188,9 @@ class PolicyReloadStressTest {
         }
 
         // the per-session and per-address counts came back to 0 across every reload: with both caps at 1 and the
-        // permits taken, each worker's session and each worker's address may have one request waiting
-        engine.reload(policy(true, false, 1, 1));
+        // permits taken, each worker's session and each worker's address may have one request waiting (no reserve:
+        // the two blockers of the default class take both permits)
+        engine.reload(policy(true, false, 1, 1, false));
         List<Ticket> blockers = List.of(engine.enter(TestRequest.get("/").from("10.9.9.9")),
                 engine.enter(TestRequest.get("/").from("10.9.9.9")));
         for (Ticket b : blockers) {

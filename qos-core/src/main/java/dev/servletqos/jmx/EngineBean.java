@@ -20,7 +20,7 @@ final class EngineBean implements QosEngineMXBean {
             Map.entry("DefaultClass", "The class of sessions no rule matches"),
             Map.entry("ClassNames", "The service classes, highest priority first"),
             Map.entry("MaxExecuting", "Requests executing at once over all classes (writable: 1..100000, at least "
-                    + "the sum of the reserves)"),
+                    + "the sum of the reserves the policy gives)"),
             Map.entry("Ceiling", "The most MaxExecuting the capacity law may set"),
             Map.entry("Executing", "Requests holding a permit now, all classes"),
             Map.entry("Queued", "Requests waiting for a permit now, all classes"),
@@ -78,7 +78,7 @@ final class EngineBean implements QosEngineMXBean {
             throw Refusals.refuse("MaxExecuting", maxExecuting, "must be at most " + MAX_EXECUTING_LIMIT);
         }
         try {
-            engine.setMaxExecuting(maxExecuting); // checks the lower bound: 1 and the sum of the reserves
+            engine.setMaxExecuting(maxExecuting); // checks the lower bound: 1 and the reserves the policy gives
         } catch (IllegalArgumentException e) {
             throw Refusals.refuse("MaxExecuting", maxExecuting, e.getMessage());
         }

@@ -28,7 +28,8 @@ public interface QosEngineMXBean {
      * Sets the requests executing at once over all classes; budgets above it are lowered to it. With
      * {@code control.capacity = auto} the capacity law goes on adjusting it below the (raised) ceiling.
      *
-     * @throws IllegalArgumentException if below 1, below the sum of the classes' reserves, or above 100000
+     * @throws IllegalArgumentException if below 1, below the sum of the reserves the policy gives (the highest
+     *                                  class's default reserve gives way instead), or above 100000
      */
     void setMaxExecuting(int maxExecuting);
 

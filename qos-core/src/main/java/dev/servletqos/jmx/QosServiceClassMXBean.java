@@ -60,7 +60,10 @@ public interface QosServiceClassMXBean {
     /** The class's content levels M, the level of full content (the policy's {@code levels}; read-only). */
     int getContentLevels();
 
-    /** Permits never lent to other classes (the policy's; read-only). */
+    /**
+     * Permits never lent to other classes, in force (the policy's; read-only): the highest class's default reserve
+     * reads 0 while max-executing is too low for the engine to keep it.
+     */
     int getReserve();
 
     /** Share under the weighted policy (the policy's; read-only). */

@@ -27,7 +27,8 @@ final class ServiceClassBean implements QosServiceClassMXBean {
             Map.entry("ContentLevel", "The content level m, full at ContentLevels, 0 refuses new sessions "
                     + "(writable: 0..ContentLevels)"),
             Map.entry("ContentLevels", "The content levels M, the level of full content (the policy's)"),
-            Map.entry("Reserve", "Permits never lent to other classes (the policy's)"),
+            Map.entry("Reserve", "Permits never lent to other classes, in force (the policy's; the highest class's "
+                    + "default reserve is 0 while MaxExecuting is below the other reserves plus 2)"),
             Map.entry("Weight", "Share under the weighted policy (the policy's)"),
             Map.entry("MaxQueue", "The most requests that may wait (the policy's)"),
             Map.entry("MaxWaitMillis", "The longest a request may wait, in ms (the policy's)"),
@@ -191,7 +192,7 @@ final class ServiceClassBean implements QosServiceClassMXBean {
 
     @Override
     public int getReserve() {
-        return policy().capacity().reserve();
+        return stats().reserve();
     }
 
     @Override

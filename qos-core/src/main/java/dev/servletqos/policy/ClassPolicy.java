@@ -40,8 +40,9 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
      *                  {@code max-executing}; 0..max-executing
      * @param minBudget the lowest budget a controller may set ({@code min-budget}), against starvation; default
      *                  1 (0 if the budget is 0); 0..budget
-     * @param reserve   permits kept for this class and never lent to others ({@code reserve}); default 0;
-     *                  0..budget
+     * @param reserve   permits kept for this class and never lent to others ({@code reserve}); default 0,
+     *                  but {@link QosPolicy#DEFAULT_TOP_RESERVE} for the highest class of two or more (see
+     *                  {@link QosPolicy#defaultTopReserve()}); 0..budget
      * @param weight    share under the weighted policy ({@code weight}); default 1; 1..1000
      */
     public record Capacity(int budget, int minBudget, int reserve, int weight) {

@@ -169,8 +169,10 @@ final class PolicyKeys {
                     ClassPolicy::withMinBudget),
             perClass("weight", INTEGER, of("1"), "1..1000", "", "Share of dispatches under weighted scheduling.",
                     ClassPolicy::withWeight),
-            perClass("reserve", INTEGER, of("0"), "0..the class's budget; all reserves at most max-executing",
-                    "permits", "Permits kept free for the class and never lent to others.",
+            perClass("reserve", INTEGER, computed("1 for the highest class of two or more (0 if its budget is 0), "
+                    + "kept while max-executing is at least the other classes' reserves plus 2; else 0"),
+                    "0..the class's budget; all reserves at most max-executing", "permits",
+                    "Permits kept free for the class and never lent to others, even when it is idle.",
                     ClassPolicy::withReserve),
             perClass("max-queue", INTEGER, of("1000"), "0..1000000", "requests",
                     "Longest queue of waiting requests; a request finding it full is refused.",

@@ -63,6 +63,8 @@ public final class QosPolicy {
     private final int maxExecuting;
     private final int maxExecutingCeiling;
     private final boolean maxExecutingGiven;
+    /** The highest class's reserve when it is the default ({@link #DEFAULT_TOP_RESERVE}), else 0. */
+    private final int defaultTopReserve;
     /** The classes and control settings as the builder had them, unresolved: what {@link #toBuilder()} gives back. */
     private final List<ClassPolicy> givenClasses;
     private final ControlPolicy givenControl;
@@ -107,6 +109,8 @@ public final class QosPolicy {
         this.maxExecuting = start;
         this.maxExecutingCeiling = ceiling;
         this.maxExecutingGiven = b.maxExecuting != ClassPolicy.UNSET;
+        this.defaultTopReserve = b.classes.get(0).capacity().reserve() == ClassPolicy.UNSET
+                ? resolved.get(0).capacity().reserve() : 0;
         this.givenClasses = List.copyOf(b.classes);
         this.givenControl = b.control;
         this.borrowing = b.borrowing && b.scheduling != Scheduling.FIXED_CAPACITY;
@@ -161,6 +165,15 @@ public final class QosPolicy {
      * address (a cookie-less flood) cannot fill the queues.
      */
     public static final int DEFAULT_MAX_QUEUED_PER_ADDRESS = 100;
+
+    /**
+     * Default {@code reserve} of the highest class of a policy with two classes or more (when its budget is not
+     * 0 and {@code max-executing} leaves a permit beyond it and the other classes' reserves): a permit the lower
+     * classes never take, so that a flood of theirs cannot keep the highest class waiting for a permit to be
+     * released. The engine keeps it only while {@code max-executing} is at least 2 plus the other classes'
+     * reserves ({@link #defaultTopReserve()}); {@code class.<highest>.reserve = 0} turns it off.
+     */
+    public static final int DEFAULT_TOP_RESERVE = 1;
 
     /** The ceiling of {@code max-executing} when the policy gives none: Tomcat's and Jetty's default thread pools. */
     public static final int DEFAULT_CEILING = 200;
@@ -257,6 +270,18 @@ public final class QosPolicy {
      */
     public int maxExecutingCeiling() {
         return maxExecutingCeiling;
+    }
+
+    /**
+     * The highest class's reserve ({@code class.<name>.reserve}) when the policy does not give it but takes the
+     * default, {@value #DEFAULT_TOP_RESERVE}; 0 when the policy gives it (0 included) or the default is 0 (a single
+     * class, a budget of 0, or {@code max-executing} too low). Unlike a reserve the policy gives, which
+     * {@code max-executing} can never go below, the engine keeps this one only while {@code max-executing} is at
+     * least 2 plus the other classes' reserves, so that it never takes the last permit the other classes could
+     * use (a capacity law or an operator lowering {@code max-executing} to 1 leaves the highest class none).
+     */
+    public int defaultTopReserve() {
+        return defaultTopReserve;
     }
 
     /** Whether a class may use idle permits beyond its budget ({@code borrowing}); default true, never for fixed-capacity. */
@@ -425,7 +450,8 @@ public final class QosPolicy {
     }
 
     private List<Object> settings() {
-        return Arrays.asList(classes, defaultClass, scheduling, maxExecuting, maxExecutingCeiling, borrowing, rules,
+        return Arrays.asList(classes, defaultTopReserve, defaultClass, scheduling, maxExecuting, maxExecutingCeiling,
+                borrowing, rules,
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
                 higherQueuedTrigger, rejectStatus, retryAfter, watch, maxPerSession, maxQueuedPerAddress, control,
@@ -784,6 +810,14 @@ public final class QosPolicy {
             }
             ClassPolicy.check(reserves <= ceiling, "class.*.reserve", reserves,
                     "the reserves add up to more than max-executing (" + ceiling + ")");
+            ClassPolicy top = resolved.get(0);
+            if (resolved.size() > 1 && classes.get(0).capacity().reserve() == ClassPolicy.UNSET
+                    && top.capacity().budget() >= DEFAULT_TOP_RESERVE
+                    && ceiling >= reserves + DEFAULT_TOP_RESERVE + 1) {
+                // a flood of the lower classes must not hold every permit when a request of the highest comes: it
+                // keeps one, unless that would take the last permit the others could use (the given reserves aside)
+                resolved.set(0, top.withReserve(DEFAULT_TOP_RESERVE));
+            }
             if (defaultClass != null && !names.contains(defaultClass)) {
                 throw new PolicyException("default-class", defaultClass, "no such class; classes are " + names);
             }

@@ -164,11 +164,13 @@ class PolicyParserTest {
         assertEquals(new ControlPolicy.Gains(ControlPolicy.DEFAULT_ABSOLUTE_GAIN, 0.3), p.control().absolute());
         assertEquals(new ControlPolicy.Gains(0.3, 0.05), p.control().relative());
         assertTrue(p.control().antiWindup());
+        assertEquals(QosPolicy.DEFAULT_TOP_RESERVE, p.defaultTopReserve(), "the default, not a given reserve");
         for (ClassPolicy c : p.classes()) {
             assertEquals(QosPolicy.DEFAULT_CEILING, c.capacity().budget(), c.name() + ": all permits");
             assertEquals(1, c.capacity().minBudget(), c.name());
             assertEquals(1, c.capacity().weight(), c.name());
-            assertEquals(0, c.capacity().reserve(), c.name());
+            assertEquals(c == p.classes().get(0) ? QosPolicy.DEFAULT_TOP_RESERVE : 0, c.capacity().reserve(),
+                    c.name() + ": the highest class keeps a permit");
             assertEquals(1000, c.queue().maxQueue(), c.name());
             assertEquals(Duration.ofSeconds(10), c.queue().maxWait(), c.name());
             assertEquals(Duration.ofSeconds(1), c.delay().target(), c.name());

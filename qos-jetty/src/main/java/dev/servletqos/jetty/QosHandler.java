@@ -185,7 +185,7 @@ public class QosHandler extends Handler.Wrapper {
      * Requests executing at once over all classes. Before start it overrides the policy's
      * {@code max-executing}; while running it changes the engine at once (budgets above it are lowered).
      *
-     * @throws IllegalArgumentException while running, if below 1 or below the sum of the class reserves
+     * @throws IllegalArgumentException while running, if below 1 or below the sum of the reserves the policy gives
      */
     public void setMaxExecuting(int maxExecuting) {
         QosEngine e = engine;
