@@ -195,7 +195,7 @@ final class Scheduler {
         int requests;
         /** The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. */
         long newestUntil;
-        /** The request carrying a renewal not yet served, else null; its end undoes the renewal unless it was served. */
+        /** The request carrying a renewal not yet served, else null: its end undoes the renewal unless served. */
         Ticket renewing;
         /** {@link #newestUntil} before the renewal that {@link #renewing} carries. */
         long newestBefore;

@@ -106,7 +106,8 @@ class SessionLimitsTest {
         Ticket kept = enter(engine, TestRequest.get("/").cookie("QOSSESSION", renewed).from("198.51.100.1"));
         assertEquals(State.RUNNING, kept.state());
         kept.complete();
-        assertEquals(2, engine.snapshot().get("basic").sessionsAdmitted(), "the renewed cookie's holder stays admitted");
+        assertEquals(2, engine.snapshot().get("basic").sessionsAdmitted(),
+                "the renewed cookie's holder stays admitted");
     }
 
     /**
