@@ -185,7 +185,7 @@ public final class QosEngine {
                 r.policy.maxQueuedPerAddress() > 0 ? request.remoteAddress() : null, host, guaranteed);
         if (t.state != Ticket.State.REJECTED) {
             String name = r.name(sessionClass);
-            t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond)
+            t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t)
                     : newId != null ? sessions.admitNew(name, newId, load)
                     : sessions.admitNew(name, load));
         }

@@ -198,11 +198,43 @@ final class Scheduler {
     }
 
     /**
-     * One admitted session's requests executing and waiting now, for {@code admission.max-per-session}: shared by
-     * the session's entries in the session table (its cookie and its renewals). Guarded by the lock.
+     * One admitted session's requests executing and waiting now, for {@code admission.max-per-session}, and its
+     * cookie renewals: shared by the session's entries in the session table (its cookie and its renewals). Guarded by
+     * the lock.
      */
     static final class Load {
         int requests;
+        /** The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. */
+        long newestUntil;
+        /** The request carrying a renewal not yet served, else null: its end undoes the renewal unless served. */
+        Ticket renewing;
+        /** {@link #newestUntil} before the renewal that {@link #renewing} carries. */
+        long newestBefore;
+    }
+
+    /**
+     * Claims the renewal of a session's admission cookie for ticket {@code t}, which presented a cookie valid until
+     * {@code presentedUntil}: granted only if the session has no newer cookie on this node, served or on its way,
+     * and {@code t} is running or waiting. So one cookie is renewed once, for one of the clients presenting it (a
+     * cookie shared by many does not renew for all of them); if the request carrying the renewal ends without being
+     * served (refused after waiting, cancelled, declined), the renewal is undone and the next request presenting the
+     * cookie may claim it.
+     *
+     * @param until the admitted-until of the renewed cookie
+     */
+    boolean claimRenewal(Load load, Ticket t, long presentedUntil, long until) {
+        lock.lock();
+        try {
+            if (load.newestUntil > presentedUntil || (t.state != State.RUNNING && t.state != State.PARKED)) {
+                return false;
+            }
+            load.newestBefore = load.newestUntil;
+            load.newestUntil = until;
+            load.renewing = t;
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -429,12 +461,21 @@ final class Scheduler {
         return n == null ? 0 : n[0];
     }
 
-    /** A ticket left RUNNING or PARKED for good: its session has one request fewer in flight. */
-    private static void endedLocked(Ticket t) {
+    /**
+     * A ticket left RUNNING or PARKED for good: its session has one request fewer in flight, and a renewal it
+     * carried is undone unless the request was served ({@code served}: completed, not declined).
+     */
+    private static void endedLocked(Ticket t, boolean served) {
         Load load = t.load;
         if (load != null) {
             load.requests--;
             t.load = null;
+            if (load.renewing == t) {
+                load.renewing = null;
+                if (!served) {
+                    load.newestUntil = load.newestBefore;
+                }
+            }
         }
     }
 
@@ -477,7 +518,7 @@ final class Scheduler {
             // the default class took its requests, and this permit)
             lane = t.lane.current();
             t.lane = lane;
-            endedLocked(t);
+            endedLocked(t, t.state == State.RUNNING && !declined);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
                 if (declined) {
@@ -531,7 +572,7 @@ final class Scheduler {
             Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
             unlinkLocked(t, lane);
-            endedLocked(t);
+            endedLocked(t, false);
             t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
@@ -586,7 +627,7 @@ final class Scheduler {
     /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
     private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count) {
         unlinkLocked(h, lane);
-        endedLocked(h);
+        endedLocked(h, false);
         h.rejectWith(rejections.expired());
         h.state = State.EXPIRED;
         lane.expired++;

@@ -18,7 +18,7 @@ final class SessionTable {
      * Heap one admitted session takes in the table, in bytes, as assumed for the bound on
      * {@code session-table.max-entries}: the cache's node and map entry, the cookie value that keys it (about 120
      * characters), the {@link Session} and its 22-character id. {@code SessionTableFootprintTest} measures it on the
-     * JVM the tests run on (a 64-bit JDK 17 with compressed references measured 362 bytes); this is that
+     * JVM the tests run on (a 64-bit JDK 17 with compressed references measured 411 bytes); this is that
      * figure rounded up with room for JVMs without compressed references.
      */
     static final long ENTRY_BYTES = 512;
@@ -93,10 +93,18 @@ final class SessionTable {
 
     /**
      * The Set-Cookie header that renews an admitted session's cookie once half its validity has passed, or
-     * null while it is fresh: an active session never reaches the end of its admission.
+     * null while it is fresh: an active session never reaches the end of its admission. A cookie is renewed once,
+     * for one request ({@link Scheduler#claimRenewal}): every other client presenting the same cookie gets no new
+     * one, unless the request that carried the renewal ended without being served.
+     *
+     * @param t the request of the session, running or waiting (the renewal goes with its response)
      */
-    String renewal(Session s, long nowEpochSecond) {
+    String renewal(Session s, long nowEpochSecond, Ticket t) {
         if (s.admittedUntil() - nowEpochSecond > maxAgeSeconds / 2) {
+            return null;
+        }
+        long until = nowEpochSecond + maxAgeSeconds;
+        if (!t.scheduler.claimRenewal(s.load(), t, s.admittedUntil(), until)) {
             return null;
         }
         Regime r = regime;

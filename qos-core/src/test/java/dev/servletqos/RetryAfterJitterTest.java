@@ -12,11 +12,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
  * Issue 11, finding 10: clients refused together must not come back together. Every refusal of a static policy
- * (a full queue, the maximum wait, the WebQoS triggers, a session rate) sends {@code admission.retry-after}
+ * (a full queue, the maximum wait, the WebQoS triggers, a session rate, the per-session and per-address limits, a
+ * token bucket, content level 0) sends {@code admission.retry-after}
  * jittered by a factor of 0.75..1.25, rounded up, as automatic admission already does for its own refusals.
  */
 class RetryAfterJitterTest {
@@ -95,6 +97,53 @@ class RetryAfterJitterTest {
             rate.add(t.rejection().retryAfterSeconds());
         }
         assertJittered("session rate", rate);
+    }
+
+    /** {@value #REFUSALS} refusals of the request {@code r} makes, each of reason {@code reason}: their Retry-After. */
+    private List<Long> refusals(QosEngine engine, Supplier<TestRequest> r, Rejection.Reason reason) {
+        List<Long> seconds = new ArrayList<>();
+        for (int i = 0; i < REFUSALS; i++) {
+            Ticket t = engine.enter(r.get(), clock.nanoTime());
+            assertEquals(State.REJECTED, t.state());
+            assertEquals(reason, t.rejection().reason());
+            seconds.add(t.rejection().retryAfterSeconds());
+        }
+        return seconds;
+    }
+
+    @Test
+    void theSessionAndAddressLimitsBucketsAndLevelZeroSendAJitteredRetryAfter() {
+        String base = "classes = basic\nmax-executing = 1\nadmission.retry-after = 10s\n"
+                + "tier-cookie.secret = jitter-test-secret-0123456789\n";
+        QosEngine perSession = QosEngine.create(ClassEscalationTest.parse(base + "admission.max-per-session = 1\n"),
+                clock);
+        Ticket running = perSession.enter(request("basic"), clock.nanoTime());
+        String session = Engines.cookieValue(running.setCookieHeader());
+        assertJittered("session limit", refusals(perSession,
+                () -> TestRequest.get("/").cookie("QOSSESSION", session), Rejection.Reason.SESSION_LIMIT));
+        running.complete();
+
+        QosEngine perAddress = QosEngine.create(ClassEscalationTest.parse(base
+                + "admission.max-queued-per-address = 1\n"), clock);
+        Ticket blocker = perAddress.enter(TestRequest.get("/").from("192.0.2.1"), clock.nanoTime());
+        Ticket waiting = perAddress.enter(TestRequest.get("/").from("192.0.2.2"), clock.nanoTime());
+        assertEquals(State.PARKED, waiting.state());
+        assertJittered("address limit", refusals(perAddress, () -> TestRequest.get("/").from("192.0.2.2"),
+                Rejection.Reason.ADDRESS_LIMIT));
+        waiting.cancel();
+        blocker.complete();
+
+        QosEngine bucket = QosEngine.create(ClassEscalationTest.parse(base.replace("max-executing = 1",
+                "max-executing = 4") + "bucket.search.path = /search\nbucket.search.rate = 1\n"
+                + "bucket.search.depth = 1\n"), clock);
+        bucket.enter(TestRequest.get("/search"), clock.nanoTime()).complete();
+        assertJittered("bucket", refusals(bucket, () -> TestRequest.get("/search"), Rejection.Reason.BUCKET));
+
+        QosEngine levels = QosEngine.create(ClassEscalationTest.parse(base + "class.basic.levels = 2\n"), clock);
+        levels.apply(levels.settings().withClass(0, levels.settings().get(0).withLevel(0)),
+                Settings.Source.CONTROLLER);
+        assertJittered("content level 0", refusals(levels, () -> TestRequest.get("/"),
+                Rejection.Reason.SESSION_LEVEL));
     }
 
     @Test

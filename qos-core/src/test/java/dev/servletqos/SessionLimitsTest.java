@@ -66,6 +66,88 @@ class SessionLimitsTest {
         assertEquals(1, engine.snapshot().sessions().sessionCookies(Status.EXPIRED));
     }
 
+    /**
+     * A cookie is renewed once, for one client: the others presenting the same cookie (a cookie shared by a botnet)
+     * get no renewal, so their copies run out at the cookie's max age and they are new sessions again.
+     */
+    @Test
+    void aCookieIsRenewedForOneClientNotForEveryoneWhoPresentsIt() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY.replace("max-executing = 1",
+                "max-executing = 4")), clock);
+        Ticket first = enter(engine, TestRequest.get("/"));
+        String session = cookieValue(first.setCookieHeader());
+        first.complete();
+        clock.advance(Duration.ofMinutes(16)); // past half of session-cookie.max-age = 30m
+
+        Ticket renewing = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session).from("198.51.100.1"));
+        assertNotNull(renewing.setCookieHeader(), "the first request in the cookie's second half renews it");
+        String renewed = cookieValue(renewing.setCookieHeader());
+        Ticket meanwhile = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session).from("198.51.100.2"));
+        assertEquals(State.RUNNING, meanwhile.state());
+        assertNull(meanwhile.setCookieHeader(), "a second client with the same cookie: the renewal is on its way");
+        meanwhile.complete();
+        renewing.complete();
+        for (int i = 3; i < 10; i++) {
+            Ticket copy = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session).from("198.51.100." + i));
+            assertEquals(State.RUNNING, copy.state(), "the cookie is still valid");
+            assertNull(copy.setCookieHeader(), "copy " + i + " of a renewed cookie is not renewed again");
+            copy.complete();
+        }
+        Ticket holder = enter(engine, TestRequest.get("/").cookie("QOSSESSION", renewed).from("198.51.100.1"));
+        assertNull(holder.setCookieHeader(), "the renewed cookie is fresh");
+        holder.complete();
+
+        clock.advance(Duration.ofMinutes(14).plusSeconds(1)); // the first cookie's 30 minutes are over
+        Ticket late = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session).from("198.51.100.2"));
+        assertNotNull(late.setCookieHeader(), "an expired cookie: a new session's admission cookie");
+        late.complete();
+        assertEquals(2, engine.snapshot().get("basic").sessionsAdmitted(),
+                "the copies of the old cookie ran out: their holder was admitted anew, as a new session");
+        Ticket kept = enter(engine, TestRequest.get("/").cookie("QOSSESSION", renewed).from("198.51.100.1"));
+        assertEquals(State.RUNNING, kept.state());
+        kept.complete();
+        assertEquals(2, engine.snapshot().get("basic").sessionsAdmitted(),
+                "the renewed cookie's holder stays admitted");
+    }
+
+    /**
+     * A renewal that goes with a request refused after waiting never reaches the client, so the session's next
+     * request presenting the cookie gets it instead: an admitted session under load does not lose its admission.
+     */
+    @Test
+    void aRenewalOnARequestThatExpiredGoesToTheNextRequest() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY), clock);
+        Ticket first = enter(engine, TestRequest.get("/"));
+        String session = cookieValue(first.setCookieHeader());
+        first.complete();
+        Ticket blocker = enter(engine, TestRequest.get("/").from("192.0.2.1"));
+        assertEquals(State.RUNNING, blocker.state());
+        clock.advance(Duration.ofMinutes(16));
+
+        Ticket waits = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
+        assertEquals(State.PARKED, waits.state());
+        assertNotNull(waits.setCookieHeader(), "the renewal goes with the request, if it is served");
+        clock.advance(Duration.ofSeconds(11)); // past max-wait
+        assertEquals(1, engine.expireOverdue(clock.nanoTime()));
+        assertEquals(State.EXPIRED, waits.state());
+
+        Ticket next = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
+        assertEquals(State.PARKED, next.state());
+        assertNotNull(next.setCookieHeader(), "the expired request's renewal was never sent: renewed again");
+        Ticket other = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
+        assertNull(other.setCookieHeader(), "but once at a time");
+        assertTrue(other.cancel());
+        blocker.complete();
+        assertEquals(State.RUNNING, next.state(), "granted the permit");
+        next.complete();
+        Ticket after = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
+        assertNull(after.setCookieHeader(), "served: renewed once");
+        after.complete();
+        assertEquals(2, engine.snapshot().get("basic").sessionsAdmitted(),
+                "the blocker's session and this one, never admitted anew");
+        assertReconciles(engine);
+    }
+
     @Test
     void oneSessionHasAtMostEightRequestsExecutingAndWaiting() {
         QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY), clock);

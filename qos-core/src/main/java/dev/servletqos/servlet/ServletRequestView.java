@@ -42,9 +42,20 @@ public final class ServletRequestView implements RequestView {
         return a == null ? "" : a;
     }
 
+    /**
+     * The value of the first cookie of that name, or null; also null when the container refuses the request's
+     * {@code Cookie} header (Jetty's servlet layer throws its 400 "Invalid cookie" for a value its cookie compliance
+     * mode does not allow, such as a non-ASCII character): the request is classified without cookies, as the default
+     * class, like the Jetty handler does, instead of being answered 400 because the adapter looked.
+     */
     @Override
     public String cookie(String name) {
-        Cookie[] cookies = request.getCookies();
+        Cookie[] cookies;
+        try {
+            cookies = request.getCookies();
+        } catch (RuntimeException e) {
+            return null;
+        }
         if (cookies == null) {
             return null;
         }

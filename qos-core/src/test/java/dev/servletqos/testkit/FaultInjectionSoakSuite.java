@@ -10,6 +10,7 @@ import dev.servletqos.QosEngine;
 import dev.servletqos.Settings;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -39,8 +40,16 @@ import org.eclipse.jetty.client.DuplexConnectionPool;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpURI;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.http.MetaData;
+import org.eclipse.jetty.http2.api.Session;
+import org.eclipse.jetty.http2.api.Stream;
 import org.eclipse.jetty.http2.client.HTTP2Client;
 import org.eclipse.jetty.http2.client.transport.HttpClientTransportOverHTTP2;
+import org.eclipse.jetty.http2.frames.HeadersFrame;
+import org.eclipse.jetty.http2.frames.SettingsFrame;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -168,6 +177,60 @@ public abstract class FaultInjectionSoakSuite {
         assertEquals(200, running.get(10, TimeUnit.SECONDS).status());
         AdapterBehaviourSuite.await("idle", Duration.ofSeconds(10), () -> server.snapshot().executing() == 0);
         assertTrue(server.snapshot().get("premium").reconciles());
+    }
+
+    /**
+     * Issue 11, finding 5: the refusal of a request that waited is written on a container thread of its own, never on
+     * the thread that expired it. An HTTP/2 client that grants no flow-control window (initial window 0) takes its
+     * 503's headers but never its body, and holds the thread writing it until the container's write timeout; were
+     * that the engine's expiry sweep (or another arriving request's thread), no other waiting request would be
+     * answered at its maximum wait. Here another request that waits meanwhile is still refused at its 1 s maximum
+     * wait, not served when the permit comes free after 6 s.
+     */
+    @Test
+    protected void aClientThatReadsNothingHoldsUpNoOtherRequestsRefusal() throws Exception {
+        server = start(dir, AdapterBehaviourSuite.CLASSES + "max-executing = 1\nclass.premium.max-wait = 2s\n"
+                + "class.basic.max-wait = 1s\n",
+                MAX_THREADS);
+        URI base = URI.create("http://127.0.0.1:" + server.port());
+        HttpClient http11 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        CompletableFuture<HttpResponse<String>> running = http11.sendAsync(HttpRequest.newBuilder(
+                base.resolve(TestApp.ASYNC + "?ms=6000")).build(), HttpResponse.BodyHandlers.ofString());
+        AdapterBehaviourSuite.await("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+        HTTP2Client h2 = new HTTP2Client();
+        h2.start();
+        try {
+            Session session = h2.connect(new InetSocketAddress("127.0.0.1", server.port()), new Session.Listener() {
+                @Override
+                public Map<Integer, Integer> onPreface(Session s) {
+                    return Map.of(SettingsFrame.INITIAL_WINDOW_SIZE, 0);
+                }
+            }).get(10, TimeUnit.SECONDS);
+            CompletableFuture<Integer> stalledStatus = new CompletableFuture<>();
+            MetaData.Request get = new MetaData.Request("GET", HttpURI.from(base.resolve(TestApp.WORK).toString()),
+                    HttpVersion.HTTP_2, HttpFields.EMPTY);
+            session.newStream(new HeadersFrame(get, null, true), new Stream.Listener() {
+                @Override
+                public void onHeaders(Stream stream, HeadersFrame frame) {
+                    stalledStatus.complete(((MetaData.Response) frame.getMetaData()).getStatus());
+                }
+            }).get(10, TimeUnit.SECONDS);
+            assertEquals(503, stalledStatus.get(10, TimeUnit.SECONDS), "the stalled stream expired");
+
+            long sentAt = System.nanoTime();
+            HttpResponse<String> next = http11.send(HttpRequest.newBuilder(base.resolve(TestApp.WORK))
+                    .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt);
+            assertEquals(503, next.statusCode(), "answered at its 1 s maximum wait, not when the permit came free "
+                    + "after " + millis + " ms");
+            assertTrue(millis < 3000, "answered " + millis + " ms after it was sent, max-wait 1 s");
+            assertEquals(2, server.snapshot().get("basic").expired());
+        } finally {
+            h2.stop();
+        }
+        assertEquals(200, running.get(20, TimeUnit.SECONDS).statusCode());
+        AdapterBehaviourSuite.await("idle", Duration.ofSeconds(10), () -> server.snapshot().executing() == 0);
+        assertTrue(server.snapshot().get("basic").reconciles());
     }
 
     @AfterEach
