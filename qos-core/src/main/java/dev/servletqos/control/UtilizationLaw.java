@@ -215,23 +215,29 @@ final class UtilizationLaw implements LevelLaw {
                 // another step of admission refuses this class's new sessions: it lacks capacity whatever its
                 // utilization says (a class starved behind a higher one completes little and reads nearly idle,
                 // and its PI gave content back: 1.0 to 2.0 and back in the sample shop's crowd); lighter content
-                // first, at the largest step, and none given back. Nor does the level refuse its sessions then: the
-                // other step already sets how many are admitted, and two laws refusing the same sessions fought
-                // (basic's level went 1.0, 0.08, 1.37 in three periods of the crowd)
-                o = Math.max(1, Math.min(o, m - MAX_CONTENT_STEP));
+                // first, at the largest step, and none given back
+                o = Math.min(o, Math.max(1, m - MAX_CONTENT_STEP));
             }
             if (m > 1 && o < 1) {
                 o = 1; // lighter content first: refuse new sessions only once every session is at level 1
+            }
+            if (m < 1 && o > 1) {
+                // and the other way: admit every new session before any gets more than the lightest content (at
+                // the lightest content the plant's gain is small and its PI large: basic went 0.08 to 1.37)
+                o = 1;
             }
             if (o < 1 && m >= 1 && lighterContentAbove(k, out, levelCount)) {
                 o = 1; // ... and only once every class above is at its lightest content too
             }
             if (o < 1 && m >= 1 && admittedBelow(k, level)) {
                 // ... and refuse a class's sessions only once every class below refuses all of its own: its target
-                // leaves the classes below nothing (000 section 4.5), but a class below held at level 1 while
-                // another step refuses for it never reaches 0, and premium, read at 0.75 in a period its
-                // utilization was scaled to a full server, refused its sessions while basic's were admitted
+                // leaves the classes below nothing (000 section 4.5), but the classes' PIs move together, and premium,
+                // read at 0.75 in a period its utilization was scaled to a full server, refused its sessions while
+                // basic's were admitted
                 o = 1;
+            }
+            if (refusingAbove(k, out)) {
+                o = 0; // while a class above refuses part of its new sessions, this one admits none
             }
             if (max > 1) {
                 // lighter content first, across the classes: while a class below lacks room for its sessions at
@@ -299,6 +305,16 @@ final class UtilizationLaw implements LevelLaw {
                 u[k] *= measured / sum;
             }
         }
+    }
+
+    /** Whether a class above {@code k} refuses part of its new sessions (its level decided this period under 1). */
+    private static boolean refusingAbove(int k, double[] out) {
+        for (int i = 0; i < k; i++) {
+            if (out[i] < 1) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a class below {@code k} admits new sessions (its level in force above 0). */
@@ -369,19 +385,20 @@ final class UtilizationLaw implements LevelLaw {
      * The plant gain {@code dU/dm} to design for at level {@code m}: on the segment {@code [I, I+1]} it is
      * {@code A (cost_{I+1} - cost_I)} ({@code cost_0 = c}: a refused request); a cost not seen yet is bounded by
      * the nearest seen above (lighter content costs less), and failing that the slope is the paper's
-     * {@code p_max = A (cost_M - c)}. At a whole level, the steeper of the two segments beside it. Before
-     * anything is known, the class's utilization (a class at full content with all of it at stake).
+     * {@code p_max = A (cost_M - c)}. At a whole level, the steeper of the two segments beside it. With no cost
+     * seen at or above the segment, the class's utilization (a class at full content with all of it at stake).
      */
     static double plantGain(double[] cost, double m, double offered, double c, double utilization) {
         int max = cost.length - 1;
         double p;
-        if (!Double.isFinite(cost[max])) {
-            p = utilization;
-        } else if (m == Math.rint(m)) {
+        if (m == Math.rint(m)) {
             int l = (int) m;
             p = Math.max(l > 0 ? slope(cost, l - 1, offered, c) : 0, l < max ? slope(cost, l, offered, c) : 0);
         } else {
             p = slope(cost, (int) Math.floor(m), offered, c);
+        }
+        if (!Double.isFinite(p)) {
+            p = utilization; // no cost seen at or above the segment
         }
         return Math.max(MIN_PLANT_GAIN, p);
     }
