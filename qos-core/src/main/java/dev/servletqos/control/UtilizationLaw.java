@@ -80,6 +80,11 @@ final class UtilizationLaw implements LevelLaw {
     static final double CONTENT_STEP = 0.25;
     /** The most the sessions refused by admission multiply a class's utilization by ({@link #demand}). */
     static final double MAX_DEMAND = 5;
+    /**
+     * The new sessions per second another step of admission must refuse before a class counts as crowded: short of
+     * capacity whatever its utilization reads ({@link #next}).
+     */
+    static final double MIN_CROWDED = 1;
     /** The most the content rule moves a class's level in one period ({@link #contentLevel}). */
     static final double MAX_CONTENT_STEP = 0.5;
     /** The newest period's weight in a class's cost per request at full content. */
@@ -146,6 +151,7 @@ final class UtilizationLaw implements LevelLaw {
         int[] levelCount = new int[n];
         double[] gain = new double[n];
         double[] demand = new double[n];
+        boolean[] crowded = new boolean[n];
         for (int k = 0; k < n; k++) {
             Settings.ClassSettings cls = current.get(k);
             ClassSample cs = ControlLaws.classSample(sample, k, names[k]);
@@ -170,6 +176,8 @@ final class UtilizationLaw implements LevelLaw {
             // offered were ten times those served, and the level fell by 0.15 a period where 0.8 was designed for)
             gain[k] = plantGain(levelCost[k], m, m > 1 ? served : offered[k], c, u[k]);
             demand[k] = cs == null ? 0 : demand(u[k], m, finite(cs.sessions()), finite(cs.sessionsRefused()));
+            crowded[k] = cs != null && m >= 1
+                    && refusedByAdmission(m, finite(cs.sessions()), finite(cs.sessionsRefused())) >= MIN_CROWDED;
         }
         // each class's target and error: what the classes above use on average, less what refusing the classes
         // below would cost
@@ -203,16 +211,38 @@ final class UtilizationLaw implements LevelLaw {
                 // positive) must not take content away from a class whose own load is within its target
                 o = max;
             }
+            if (crowded[k]) {
+                // another step of admission refuses this class's new sessions: it lacks capacity whatever its
+                // utilization says (a class starved behind a higher one completes little and reads nearly idle,
+                // and its PI gave content back: 1.0 to 2.0 and back in the sample shop's crowd); lighter content
+                // first, at the largest step, and none given back
+                o = Math.min(o, Math.max(1, m - MAX_CONTENT_STEP));
+            }
             if (m > 1 && o < 1) {
                 o = 1; // lighter content first: refuse new sessions only once every session is at level 1
+            }
+            if (m < 1 && o > 1) {
+                // and the other way: admit every new session before any gets more than the lightest content (at
+                // the lightest content the plant's gain is small and its PI large: basic went 0.08 to 1.37)
+                o = 1;
             }
             if (o < 1 && m >= 1 && lighterContentAbove(k, out, levelCount)) {
                 o = 1; // ... and only once every class above is at its lightest content too
             }
+            if (o < 1 && m >= 1 && admittedBelow(k, level)) {
+                // ... and refuse a class's sessions only once every class below refuses all of its own: its target
+                // leaves the classes below nothing (000 section 4.5), but the classes' PIs move together, and premium,
+                // read at 0.75 in a period its utilization was scaled to a full server, refused its sessions while
+                // basic's were admitted
+                o = 1;
+            }
+            if (refusingAbove(k, out)) {
+                o = 0; // while a class above refuses part of its new sessions, this one admits none
+            }
             if (max > 1) {
                 // lighter content first, across the classes: while a class below lacks room for its sessions at
                 // its lightest content, this one gives up content, down to level 1 (contentLevel)
-                o = Math.min(o, contentLevel(m, max, p, k, level, levelCount, gain, error));
+                o = Math.min(o, contentLevel(m, max, p, k, level, levelCount, gain, error, crowded));
             }
             out[k] = o;
             lastError[k] = e;
@@ -235,12 +265,21 @@ final class UtilizationLaw implements LevelLaw {
      * sessions in ten while both classes stayed at full content.
      */
     static double demand(double u, double m, double admitted, double refused) {
-        double byLevel = m < 1 ? (1 - m) * (admitted + refused) : 0;
-        double byAdmission = Math.max(0, refused - byLevel);
+        double byAdmission = refusedByAdmission(m, admitted, refused);
         if (byAdmission <= 0) {
             return u;
         }
         return admitted > 0 ? u * Math.min(MAX_DEMAND, (admitted + byAdmission) / admitted) : u * MAX_DEMAND;
+    }
+
+    /**
+     * The new sessions per second another step of admission refused (the admission law's rate, the queue guard, the
+     * triggers): those refused less the level's own refusals, a share {@code 1 - m} of the new sessions below
+     * level 1.
+     */
+    static double refusedByAdmission(double m, double admitted, double refused) {
+        double byLevel = m < 1 ? (1 - m) * (admitted + refused) : 0;
+        return Math.max(0, refused - byLevel);
     }
 
     /**
@@ -266,6 +305,26 @@ final class UtilizationLaw implements LevelLaw {
                 u[k] *= measured / sum;
             }
         }
+    }
+
+    /** Whether a class above {@code k} refuses part of its new sessions (its level decided this period under 1). */
+    private static boolean refusingAbove(int k, double[] out) {
+        for (int i = 0; i < k; i++) {
+            if (out[i] < 1) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a class below {@code k} admits new sessions (its level in force above 0). */
+    private static boolean admittedBelow(int k, double[] level) {
+        for (int l = k + 1; l < level.length; l++) {
+            if (level[l] > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -298,12 +357,17 @@ final class UtilizationLaw implements LevelLaw {
      * this class's content can make room. A class under level 1 (refusing on its own load) is left to its PI.
      */
     static double contentLevel(double m, int max, double p, int k, double[] level, int[] levelCount, double[] gain,
-                               double[] error) {
+                               double[] error, boolean[] crowded) {
         if (m < 1) {
             return max;
         }
         double margin = Double.POSITIVE_INFINITY;
         for (int l = k + 1; l < level.length; l++) {
+            if (crowded[l] && level[l] <= 1) {
+                // a class below at its lightest content and still refused by admission: give up content at the
+                // largest step
+                return Math.max(1, m - MAX_CONTENT_STEP);
+            }
             double d = gain[l] * (level[l] - 1);
             if (level[l] <= 1) {
                 d += Math.min(0, error[l]);
@@ -321,19 +385,20 @@ final class UtilizationLaw implements LevelLaw {
      * The plant gain {@code dU/dm} to design for at level {@code m}: on the segment {@code [I, I+1]} it is
      * {@code A (cost_{I+1} - cost_I)} ({@code cost_0 = c}: a refused request); a cost not seen yet is bounded by
      * the nearest seen above (lighter content costs less), and failing that the slope is the paper's
-     * {@code p_max = A (cost_M - c)}. At a whole level, the steeper of the two segments beside it. Before
-     * anything is known, the class's utilization (a class at full content with all of it at stake).
+     * {@code p_max = A (cost_M - c)}. At a whole level, the steeper of the two segments beside it. With no cost
+     * seen at or above the segment, the class's utilization (a class at full content with all of it at stake).
      */
     static double plantGain(double[] cost, double m, double offered, double c, double utilization) {
         int max = cost.length - 1;
         double p;
-        if (!Double.isFinite(cost[max])) {
-            p = utilization;
-        } else if (m == Math.rint(m)) {
+        if (m == Math.rint(m)) {
             int l = (int) m;
             p = Math.max(l > 0 ? slope(cost, l - 1, offered, c) : 0, l < max ? slope(cost, l, offered, c) : 0);
         } else {
             p = slope(cost, (int) Math.floor(m), offered, c);
+        }
+        if (!Double.isFinite(p)) {
+            p = utilization; // no cost seen at or above the segment
         }
         return Math.max(MIN_PLANT_GAIN, p);
     }
