@@ -1,6 +1,7 @@
 package dev.servletqos.tomcat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.ClassStats;
@@ -32,9 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An HTTP/2 client resets the stream of a request while the thread that parks it has not yet returned: the request
- * is cancelled and the next requests, on any connection, are served. On Tomcat 11.0.24 that takes the adapter
- * completing the parked request when told of the reset: Tomcat itself leaves it asynchronous, fails the connection
- * and hands the request's objects, never recycled, to the next stream, which is answered 500
+ * is cancelled, its connection goes on, and the next requests, on any connection, are served. On Tomcat 11.0.24 that
+ * takes the adapter completing the parked request when told of the reset: Tomcat itself leaves it asynchronous, fails
+ * the connection and hands the request's objects, never recycled, to the next stream, which is answered 500
  * ({@link TomcatResetBeforeAsyncTest} shows that without servlet-qos). Here the reset is made to arrive at that
  * moment: a valve in front of the adapter holds the request, the client resets its stream, and the valve lets the
  * request on once Tomcat has seen the reset.
@@ -127,6 +128,8 @@ class ResetBeforeParkTest {
                 statuses.add(f.get(20, TimeUnit.SECONDS).status());
             }
             assertEquals(Collections.nCopies(FOLLOWING, 200), statuses, "the requests after the reset one");
+            assertFalse(resetting.goAway.isDone(), "the connection of the reset stream ended, GOAWAY error code "
+                    + resetting.goAway.getNow(null));
         }
         AdapterBehaviourSuite.await("idle", Duration.ofSeconds(10),
                 () -> server.snapshot().executing() == 0 && server.snapshot().queued() == 0);
