@@ -331,7 +331,8 @@ public final class ServletTickets {
      * permit, the request is resumed with {@link AsyncContext#dispatch()} (on a container thread, never inline),
      * and the permit is released when the resumed request completes. When the engine expires it, the rejection
      * is written on a container thread ({@link AsyncContext#start}, never on the thread that expired it) and the
-     * request completed. A client error while it waits cancels the ticket. When the adapter
+     * request completed. A client error while it waits (an HTTP/2 reset) cancels the ticket and completes the
+     * request. When the adapter
      * stops ({@link Waiting#close()}), it is answered 503.
      *
      * <p>A WebSocket handshake is never parked: resumed, it would arrive as an ASYNC dispatch, which the
@@ -528,10 +529,24 @@ public final class ServletTickets {
             }
         }
 
+        /**
+         * The client went away while the request waited (an HTTP/2 reset): the ticket is cancelled and, if nothing
+         * else took the request, it is completed here, as a listener may, instead of leaving that to the container.
+         * Tomcat 11.0.24 does not complete it itself when the reset arrived before the thread that parked the request
+         * returned (its async state is then MUST_ERROR, which its post-processing rejects): the stream ends with a
+         * connection error and the request object, never recycled, goes back to the HTTP/2 pool, where the next
+         * stream to take it is answered 500. See docs/security.md.
+         */
         @Override
         public void onError(AsyncEvent event) {
             waiting.requests.remove(this);
-            ticket.cancel();
+            if (ticket.cancel() && taken.compareAndSet(false, true)) {
+                try {
+                    async.complete();
+                } catch (IllegalStateException ignored) {
+                    // the request already ended
+                }
+            }
         }
 
         @Override
