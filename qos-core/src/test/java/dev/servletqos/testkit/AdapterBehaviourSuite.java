@@ -42,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * waiting requests holding no worker thread, 503 with {@code Retry-After} on a full queue and after the maximum
  * wait, permits released after application exceptions, asynchronous applications and clients that hang up,
  * session admission by queue triggers, no class raised by a path or a client's header, 429 for a session's requests
- * beyond its limit, the body of a parked request still readable after it resumes, content levels (the request
+ * beyond its limit, the body of a parked request still readable after it resumes, a waiting request for a path
+ * without a servlet answered exactly once, the JDK client's default requests ({@code Upgrade: h2c}) waiting at once
+ * and each served once, content levels (the request
  * attribute, the degraded tree behind the same URL, refusal at level 0), mutated cookies through the container's
  * own cookie parsing (the default class, never a 500), and, after
  * every test, nothing executing, nothing parked, no worker thread busy and every class's counters reconciling.
