@@ -210,7 +210,8 @@ public class QosFilter implements Filter {
         }
         ServletRequestView view = new ServletRequestView(request);
         Ticket ticket = e.enter(view);
-        ServletTickets.serve(waiting, ticket, ServletTickets.contentForward(e, ticket, view), request, response,
+        // A filter runs in a chain that ends in a servlet: a dispatch of the request's path finds that servlet again.
+        ServletTickets.serve(waiting, ticket, ServletTickets.contentForward(e, ticket, view), true, request, response,
                 m -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, m),
                 () -> chain.doFilter(request, response),
                 path -> ServletTickets.forward(request.getServletContext(), request, response, path),

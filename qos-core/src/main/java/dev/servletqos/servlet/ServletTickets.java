@@ -44,6 +44,7 @@ public final class ServletTickets {
     /** The container's async timeout is only a backstop behind the engine's maximum wait. */
     static final long CONTAINER_TIMEOUT_MARGIN_MILLIS = 5_000;
     private static final AtomicBoolean ASYNC_WARNED = new AtomicBoolean();
+    private static final AtomicBoolean DISPATCH_WARNED = new AtomicBoolean();
 
     private ServletTickets() {
     }
@@ -148,6 +149,9 @@ public final class ServletTickets {
      *
      * @param waiting the adapter's waiting requests, answered when it stops
      * @param forward where the request is served from at its content level ({@link #contentForward}), or null
+     * @param resumable whether {@link AsyncContext#dispatch()} can resume the request: false where the container
+     *             mapped its path to no servlet (Tomcat has no request dispatcher for such a path and throws from
+     *             {@code dispatch()}); a request that is not resumable and must wait is refused, not parked
      * @param mark stores the given object on the request (a request note, an attribute), so that the second
      *             pass of a resumed request (an ASYNC dispatch through the adapter again) goes straight to the
      *             application after {@link #passAgain}; called before the request is suspended or run. It may
@@ -156,9 +160,10 @@ public final class ServletTickets {
      * @param forwarder serves the request from another path instead of the application
      * @param bytes tells the response's size when the request is done
      */
-    public static void serve(Waiting waiting, Ticket ticket, String forward, HttpServletRequest request,
-                             HttpServletResponse response, Consumer<Object> mark, Application app, Forward forwarder,
-                             LongSupplier bytes) throws IOException, ServletException {
+    public static void serve(Waiting waiting, Ticket ticket, String forward, boolean resumable,
+                             HttpServletRequest request, HttpServletResponse response, Consumer<Object> mark,
+                             Application app, Forward forwarder, LongSupplier bytes)
+            throws IOException, ServletException {
         boolean parking = ticket.state() == Ticket.State.PARKED;
         Marked marked = Marked.of(ticket.setCookieHeader(), parking ? forward : null);
         try {
@@ -167,7 +172,7 @@ public final class ServletTickets {
             setAttribute(request, Attributes.LEVELS, ticket.levels());
             if (parking) {
                 mark.accept(Marked.waiting(ticket.setCookieHeader(), forward, ticket, bytes));
-                if (park(waiting, ticket, request, bytes)) {
+                if (park(waiting, ticket, resumable, request, bytes)) {
                     return; // the container and the ticket's listener own the request now
                 }
                 // Not parked: cancelled (refuse it below), or granted a permit meanwhile (run it).
@@ -332,21 +337,27 @@ public final class ServletTickets {
      * and the permit is released when the resumed request completes. When the engine expires it, the rejection
      * is written on a container thread ({@link AsyncContext#start}, never on the thread that expired it) and the
      * request completed. A client error while it waits (an HTTP/2 reset) cancels the ticket and completes the
-     * request. When the adapter
-     * stops ({@link Waiting#close()}), it is answered 503.
+     * request. When the adapter stops ({@link Waiting#close()}), it is answered 503. If the container cannot
+     * dispatch the granted request after all (it throws anything but the {@link IllegalStateException} of a request
+     * that ended), the request is answered 503 on a container thread and its permit released as declined: nothing is
+     * thrown into the container while the request is suspended, also when the grant reaches the listener inline, on
+     * the parking thread.
      *
-     * <p>A WebSocket handshake is never parked: resumed, it would arrive as an ASYNC dispatch, which the
-     * container's WebSocket filter does not see. Any other request is parked, also one that asks for another
-     * upgrade: an {@code Upgrade: h2c} (which the JDK's {@code HttpClient} sends on every cleartext request by
-     * default) is either performed by the connector before any adapter sees the request, or ignored.
+     * <p>A request that {@link AsyncContext#dispatch()} could not resume ({@code resumable} false: Tomcat mapped its
+     * path to no servlet) is never parked: it is refused at once. A WebSocket handshake is never parked either:
+     * resumed, it would arrive as an ASYNC dispatch, which the container's WebSocket filter does not see. Any other
+     * request is parked, also one that asks for another upgrade: an {@code Upgrade: h2c} (which the JDK's
+     * {@code HttpClient} sends on every cleartext request by default) is either performed by the connector before
+     * any adapter sees the request, or ignored.
      *
-     * @return true if the request now waits; false if it cannot be suspended (a WebSocket handshake, or
-     *         something in front of the adapter does not support async). The ticket is then CANCELLED (the
+     * @return true if the request now waits; false if it cannot be suspended (not resumable, a WebSocket handshake,
+     *         or something in front of the adapter does not support async). The ticket is then CANCELLED (the
      *         caller answers {@link #reject}) or, if a permit was granted meanwhile, RUNNING (the caller runs
      *         the request)
      */
-    static boolean park(Waiting waiting, Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
-        if (isWebSocketHandshake(request)) {
+    static boolean park(Waiting waiting, Ticket ticket, boolean resumable, HttpServletRequest request,
+                        LongSupplier bytes) {
+        if (!resumable || isWebSocketHandshake(request)) {
             ticket.cancel();
             return false;
         }
@@ -468,6 +479,16 @@ public final class ServletTickets {
             } catch (IllegalStateException ex) {
                 // the request already ended (client gone, container error): nobody will run it
                 ticket.decline();
+            } catch (RuntimeException ex) {
+                // The container cannot dispatch the request (Tomcat throws UnsupportedOperationException where it
+                // has no request dispatcher for the path), but it is still suspended: answer it instead of leaving
+                // it to the container's timeout, or, if the grant came inline in park(), throwing into the
+                // container with the request suspended (Tomcat then closes the connection without an answer).
+                log.log(DISPATCH_WARNED.compareAndSet(false, true) ? Level.WARNING : Level.DEBUG,
+                        "servlet-qos: the container cannot resume a request that waited; it is answered 503 (later "
+                        + "ones at DEBUG)", ex);
+                declined = true;
+                answerOnContainerThread(ticket.busyRejection());
             }
         }
 

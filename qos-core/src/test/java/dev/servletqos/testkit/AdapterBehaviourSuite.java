@@ -42,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * waiting requests holding no worker thread, 503 with {@code Retry-After} on a full queue and after the maximum
  * wait, permits released after application exceptions, asynchronous applications and clients that hang up,
  * session admission by queue triggers, no class raised by a path or a client's header, 429 for a session's requests
- * beyond its limit, the body of a parked request still readable after it resumes, content levels (the request
+ * beyond its limit, the body of a parked request still readable after it resumes, a waiting request for a path
+ * without a servlet answered exactly once, the JDK client's default requests ({@code Upgrade: h2c}) waiting at once
+ * and each served once, content levels (the request
  * attribute, the degraded tree behind the same URL, refusal at level 0), mutated cookies through the container's
  * own cookie parsing (the default class, never a 500), and, after
  * every test, nothing executing, nothing parked, no worker thread busy and every class's counters reconciling.
@@ -75,7 +77,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The container must not answer requests by itself in ways the suite would notice (no extra filters,
  * authentication or compression) and must use its default async timeout handling.
  *
- * <p>Hooks for container differences: {@link #noticesClientGoneWhileParked()}, {@link #stopGrace()}. Do not
+ * <p>Hooks for container differences: {@link #noticesClientGoneWhileParked()}, {@link #stopGrace()},
+ * {@link #countsUnhandledAsDeclined()}. Do not
  * override the tests; an adapter that cannot pass one has a bug.
  *
  * <p>Cases specific to one adapter go into the subclass as further {@code @Test} methods. They may start their own
@@ -130,6 +133,16 @@ public abstract class AdapterBehaviourSuite {
      * (the request then ends CANCELLED rather than EXPIRED at its maximum wait). Tomcat and Jetty do not: false.
      */
     protected boolean noticesClientGoneWhileParked() {
+        return false;
+    }
+
+    /**
+     * Whether the adapter counts a request that held a permit but that nothing in the application handled (the
+     * container answers 404) as declined rather than completed: the Jetty handler does (its wrapped handler returned
+     * false, and the handler answers the 404 itself); the servlet adapters see a 404 as the application's answer.
+     * False unless overridden.
+     */
+    protected boolean countsUnhandledAsDeclined() {
         return false;
     }
 
@@ -472,6 +485,85 @@ public abstract class AdapterBehaviourSuite {
         ClassStats basic = server.snapshot().get("basic");
         assertEquals(0, basic.cancelled() + basic.rejected() + basic.expired(), basic.toString());
         assertTrue(basic.waitNanos() > 0, "the JDK's request waited for the blocker's permit: " + basic);
+    }
+
+    /**
+     * Three requests sent at once by the JDK's client with its defaults ({@code Upgrade: h2c}) while the only permit
+     * is taken, so that all three wait: each reaches the engine and the application exactly once (the client re-sends
+     * an idempotent request whose connection closed without an answer, which would show as a fourth arrival) and is
+     * answered 200; nothing is declined.
+     */
+    @Test
+    protected void theJdkClientsDefaultRequestsSentAtOnceAreEachServedOnce() throws Exception {
+        start("max-executing = 1\nclass.premium.reserve = 0\n");
+        CompletableFuture<HttpResponse<String>> blocker = send(request("/work?ms=1000").build());
+        awaitState("the blocker runs in the application", Duration.ofSeconds(10),
+                () -> server.startedOrder().size() == 1);
+        HttpClient defaults = HttpClient.newHttpClient();
+        List<CompletableFuture<HttpResponse<String>>> java = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            java.add(defaults.sendAsync(request("/work?n=" + i).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<HttpResponse<String>> f : java) {
+            HttpResponse<String> r = f.get(30, TimeUnit.SECONDS);
+            assertEquals(200, r.statusCode(), r.headers().map() + " " + r.body());
+            assertEquals("ok basic", r.body());
+        }
+        assertEquals(200, blocker.get().statusCode());
+        awaitIdle();
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(4, basic.entered(), "the blocker and the three, each once: " + basic);
+        assertEquals(4, basic.completed(), basic.toString());
+        assertEquals(0, basic.declined(), basic.toString());
+        assertTrue(basic.waitNanos() > 0, "they waited for the blocker's permit: " + basic);
+        assertEquals(4, server.startedOrder().size(), "the application ran the blocker and each of the three once: "
+                + server.startedOrder());
+    }
+
+    /**
+     * A request for a path no servlet is mapped to (the container answers it 404) must wait: it is answered exactly
+     * once, by a status line on its connection, 404 or 503, never dropped, and the engine counts nothing declined
+     * (but the 404s of an adapter that {@link #countsUnhandledAsDeclined() counts them so}).
+     * Tomcat cannot resume such a request with {@code AsyncContext.dispatch()}: it has no request dispatcher for its
+     * path. First on a raw socket (a client that re-sends nothing), then with the JDK's client and its defaults
+     * ({@code Upgrade: h2c}; it re-sends an idempotent request once when the connection closes without an answer,
+     * which the engine would see as a second arrival).
+     */
+    @Test
+    protected void aWaitingRequestForAPathWithoutAServletIsAnsweredOnce() throws Exception {
+        start("max-executing = 1\nclass.premium.reserve = 0\nclass.basic.max-wait = 3s\n");
+        HttpClient defaults = HttpClient.newHttpClient();
+        int notFound = 0;
+        for (int round = 0; round < 2; round++) {
+            CompletableFuture<HttpResponse<String>> blocker = send(request("/work?ms=1000").build());
+            awaitState("one running", Duration.ofSeconds(10), () -> server.snapshot().executing() == 1);
+            long entered = server.snapshot().get("basic").entered();
+            String path = "/nothing/" + round;
+            int status;
+            if (round == 0) {
+                try (Socket raw = rawGet(path)) {
+                    // the maximum wait, the container's backstop 5 s after it, and some slack
+                    raw.setSoTimeout(15_000);
+                    String line = new String(raw.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+                    assertTrue(line.startsWith("HTTP/1.1 "), "a status line on the connection of " + path
+                            + ", not a close without an answer: '" + line + "'; engine: " + server.snapshot());
+                    status = Integer.parseInt(line.substring(9, 12));
+                }
+            } else {
+                HttpResponse<String> r = defaults.sendAsync(request(path).build(),
+                        HttpResponse.BodyHandlers.ofString()).get(15, TimeUnit.SECONDS);
+                status = r.statusCode();
+            }
+            assertTrue(status == 404 || status == 503, path + " answered " + status);
+            notFound += status == 404 ? 1 : 0;
+            assertEquals(200, blocker.get().statusCode());
+            awaitIdle();
+            long arrivals = server.snapshot().get("basic").entered() - entered;
+            assertTrue(arrivals <= 1, path + " reached the engine " + arrivals + " times (sent again?)");
+        }
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(countsUnhandledAsDeclined() ? notFound : 0, basic.declined(), basic.toString());
+        assertEquals(0, basic.expired(), "answered before the maximum wait: " + basic);
     }
 
     /**

@@ -286,7 +286,9 @@ public abstract class StatusPageSuite {
         send(Map.of());
         awaitSnapshot("premium 1 and basic 2 executing",
                 x -> x.get("premium").executing() == 1 && x.get("basic").executing() == 2);
-        // one after another, so none waits for basic's one free permit
+        // One after another, so none waits for basic's one free permit: behind the valve a request for a path without
+        // a servlet (the application has no /search) is refused instead of waiting, which would make the statuses
+        // depend on timing (docs/adapters.md, Tomcat valve).
         List<Integer> statuses = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             statuses.add(get("/search/" + i, Map.of()).statusCode());

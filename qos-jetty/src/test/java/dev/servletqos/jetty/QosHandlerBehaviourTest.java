@@ -21,6 +21,12 @@ class QosHandlerBehaviourTest extends AdapterBehaviourSuite {
         return EmbeddedJetty.withHandler(dir, policyText, maxThreads);
     }
 
+    /** A request the wrapped handler does not take is answered 404 by the handler and counted declined. */
+    @Override
+    protected boolean countsUnhandledAsDeclined() {
+        return true;
+    }
+
     /**
      * Issue 11, finding 3, over HTTP: with no reserve in the policy, a flood of basic requests leaves premium a
      * permit, and a premium request is served while every basic request still runs or waits.

@@ -386,9 +386,12 @@ public class QosValve extends ValveBase {
         }
         ServletRequestView view = new ServletRequestView(request);
         Ticket ticket = e.enter(view);
-        ServletTickets.serve(waiting, ticket, ServletTickets.contentForward(e, ticket, view), request, response,
-                m -> request.setNote(TICKET_NOTE, m), () -> getNext().invoke(request, response),
-                path -> forward(request, response, path), response::getContentWritten);
+        // A path mapped to no servlet (Tomcat answers it 404, or an error page does) has no request dispatcher: such
+        // a request cannot be resumed by AsyncContext.dispatch(), so it is refused rather than parked.
+        ServletTickets.serve(waiting, ticket, ServletTickets.contentForward(e, ticket, view),
+                request.getWrapper() != null, request, response, m -> request.setNote(TICKET_NOTE, m),
+                () -> getNext().invoke(request, response), path -> forward(request, response, path),
+                response::getContentWritten);
     }
 
     /**
