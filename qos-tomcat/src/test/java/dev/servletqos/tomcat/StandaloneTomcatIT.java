@@ -43,7 +43,9 @@ class StandaloneTomcatIT {
 
     /**
      * The file says 8 executing; the valve attribute says 2 and must win. {@code max-wait} is far longer
-     * than any test keeps a request queued, so nothing expires by accident.
+     * than any test keeps a request queued, so nothing expires by accident. Premium keeps no permit of its own
+     * (the default reserve of the top class is 1): the tests count on basic taking both permits, and premium
+     * overtaking basic requests that wait.
      */
     private static final String POLICY = """
             # servlet-qos policy for StandaloneTomcatIT
@@ -53,6 +55,7 @@ class StandaloneTomcatIT {
             max-executing = 8
             class.basic.max-queue = 3
             class.basic.max-wait = 20s
+            class.premium.reserve = 0
             rule.1.type = header
             rule.1.header = X-Tier
             rule.1.value = premium
