@@ -106,6 +106,8 @@ public class RequestPathBenchmark {
         QosPolicy policy = QosPolicy.builder().maxExecuting(64).secret("bench-secret-0123456789abcdef")
                 .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic").withLevels(2))
                 .addRule(Rule.path("premium", "/premium/"))
+                // no new session is refused by its address: the table of addresses is on the path, refusals are not
+                .maxNewSessionsPerAddress(1_000_000)
                 .control(ControlPolicy.DEFAULTS.withCapacity("auto".equals(capacity) ? ControlPolicy.Capacity.AUTO
                         : ControlPolicy.Capacity.FIXED)).build();
         engine = QosEngine.create(policy);
