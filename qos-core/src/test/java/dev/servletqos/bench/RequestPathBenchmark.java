@@ -96,6 +96,13 @@ public class RequestPathBenchmark {
     @Param({"full", "degraded"})
     public String level;
 
+    /**
+     * {@code on}: {@code admission.max-new-sessions-per-address} so high that no new session is refused, so that
+     * every new session looks its address up in the table and takes a token; {@code off}: 0, no table.
+     */
+    @Param({"on", "off"})
+    public String addressLimit;
+
     /** Cookie-less requests from {@value #ADDRESSES} client addresses, in turn: each the first of a new session. */
     private static final int ADDRESSES = 1024;
     private final RequestView[] newcomers = new RequestView[ADDRESSES];
@@ -106,8 +113,7 @@ public class RequestPathBenchmark {
         QosPolicy policy = QosPolicy.builder().maxExecuting(64).secret("bench-secret-0123456789abcdef")
                 .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic").withLevels(2))
                 .addRule(Rule.path("premium", "/premium/"))
-                // no new session is refused by its address: the table of addresses is on the path, refusals are not
-                .maxNewSessionsPerAddress(1_000_000)
+                .maxNewSessionsPerAddress("on".equals(addressLimit) ? 1_000_000 : 0)
                 .control(ControlPolicy.DEFAULTS.withCapacity("auto".equals(capacity) ? ControlPolicy.Capacity.AUTO
                         : ControlPolicy.Capacity.FIXED)).build();
         engine = QosEngine.create(policy);
