@@ -201,6 +201,16 @@ class NewSessionsPerAddressTest {
         assertTrue(!table.available("203.0.113.7", now), "still in the table, still empty");
         assertTrue(table.size() <= AddressSessions.SLOTS);
         assertTrue(table.available("203.0.113.7", now + 50_000_000L), "a token 50 ms later");
+        assertTrue(table.evictedEarly() > 0, "a million addresses at one instant: some buckets went before refilling");
+
+        // addresses that come one by one, each after the last one's bucket refilled (in 50 ms at 20 a second), push out
+        // only full buckets, which are the same as none
+        AddressSessions spaced = new AddressSessions(20, 20);
+        for (int i = 0; i < 100_000; i++) {
+            spaced.take("a" + i, i * 100_000_000L);
+        }
+        assertEquals(0, spaced.evictedEarly());
+        assertEquals(AddressSessions.SLOTS, spaced.size());
     }
 
     private static long usedHeapAfterGc() {
