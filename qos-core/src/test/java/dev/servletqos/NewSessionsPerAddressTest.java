@@ -115,6 +115,22 @@ class NewSessionsPerAddressTest {
         }
     }
 
+    /**
+     * With {@code control.admission = auto} the per-address bucket comes before the queue guard and the rate the
+     * admission law sets, as with the triggers.
+     */
+    @Test
+    void withAutomaticAdmissionTheAddressIsAskedFirstToo() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY + "control.admission = auto\n"), clock);
+        assertEquals(20, flood(engine, "203.0.113.7", 100));
+        Ticket visitor = enter(engine, "198.51.100.1");
+        assertEquals(State.RUNNING, visitor.state(), "another address is admitted");
+        visitor.complete();
+        ClassStats basic = engine.snapshot().get("basic");
+        assertEquals(80, basic.sessionsRefusedAddress());
+        assertEquals(0, basic.sessionsRefusedRate() + basic.sessionsRefusedQueued());
+    }
+
     @Test
     void explicitDepthAndNoLimit() {
         QosEngine deep = QosEngine.create(ClassEscalationTest.parse(POLICY.replace("class.basic.session-rate = 50",
