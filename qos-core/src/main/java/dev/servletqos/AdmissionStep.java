@@ -99,6 +99,7 @@ interface AdmissionStep {
         private final Rejection[] sessionRate;
         private final Rejection[] bucket;
         private final Rejection[] sessionLevel;
+        private final Rejection[] sessionAddress;
         private final Rejection[] sessionLimit;
         private final Rejection[] addressLimit;
         private final Rejection[] queuedBySeconds;
@@ -116,6 +117,7 @@ interface AdmissionStep {
             this.sessionRate = new Rejection[jittered];
             this.bucket = new Rejection[jittered];
             this.sessionLevel = new Rejection[jittered];
+            this.sessionAddress = new Rejection[jittered];
             this.sessionLimit = new Rejection[jittered];
             this.addressLimit = new Rejection[jittered];
             int slots = (int) Math.max(1, Math.min(seconds, 3600));
@@ -156,6 +158,15 @@ interface AdmissionStep {
         /** A new session refused by a session rate of a static policy: {@code admission.reject-status}. */
         Rejection sessionRate() {
             return jittered(sessionRate, rejectStatus, Rejection.Reason.SESSION_RATE);
+        }
+
+        /**
+         * A new session refused because its address started {@code admission.max-new-sessions-per-address} a second
+         * already: {@code admission.reject-status} (503 by default, not 429: behind a shared address, a NAT or an
+         * unconfigured proxy, the visitor refused is most often not the one who sent too many).
+         */
+        Rejection sessionAddress() {
+            return jittered(sessionAddress, rejectStatus, Rejection.Reason.SESSION_ADDRESS);
         }
 
         /** A new session refused because its class's content level is 0: {@code admission.reject-status}. */

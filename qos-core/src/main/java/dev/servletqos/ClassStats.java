@@ -46,6 +46,9 @@ package dev.servletqos;
  * @param level                 the class's live fractional content level m now, 0..M
  * @param completedByLevel      completed requests by the content level they were served at, indexed 0..M
  *                              (index 0 stays 0: a request at level 0 is refused)
+ * @param sessionsRefusedAddress new sessions refused because their client address had started
+ *                              {@code admission.max-new-sessions-per-address} a second already (counted in
+ *                              {@code rejected}, not in the other refusals)
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,
@@ -54,7 +57,7 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
                          long addressLimited, long borrowedGrants, long grants,
                          long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
                          double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
-                         double level, long[] completedByLevel) {
+                         double level, long[] completedByLevel, long sessionsRefusedAddress) {
 
     public ClassStats {
         waitBuckets = waitBuckets.clone();

@@ -29,8 +29,9 @@ import java.util.function.UnaryOperator;
  * keeps its class; otherwise its credentials (tier cookie, ip rules, rules marked trusted) give the new session
  * its class; (3) the request rules (path, host, header) may lower this one request below its session's class,
  * never raise it; (4) the request's content level is decided from its class's live level and the session (a new
- * session at level 0 is refused); (5) session admission decides for a new session (WebQoS triggers j and k, or
- * the queue guard, and the class's session rate), once per session; (6) the scheduler runs it, queues it, or
+ * session at level 0 is refused); (5) session admission decides for a new session (its client address's
+ * new-session bucket, {@code admission.max-new-sessions-per-address}; WebQoS triggers j and k, or the queue guard;
+ * the class's session rate), once per session; (6) the scheduler runs it, queues it, or
  * refuses it when its class's queue is full or, when it would wait, when its session or its address already has
  * too many requests in the engine ({@code admission.max-per-session}, {@code admission.max-queued-per-address}).
  * An admitted session's later requests are never refused by admission.
@@ -182,7 +183,8 @@ public final class QosEngine {
         }
         Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
         Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
-                r.policy.maxQueuedPerAddress() > 0 ? request.remoteAddress() : null, host, guaranteed);
+                r.policy.maxQueuedPerAddress() > 0 || s == null && r.policy.maxNewSessionsPerAddress() > 0
+                        ? request.remoteAddress() : null, host, guaranteed);
         if (t.state != Ticket.State.REJECTED) {
             String name = r.name(sessionClass);
             t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t)
@@ -306,6 +308,11 @@ public final class QosEngine {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "servlet-qos: the expiry sweep failed", e);
         }
+    }
+
+    /** The scheduler (tests of the package). */
+    Scheduler scheduler() {
+        return scheduler;
     }
 
     /** The settings in force now, and who set them last. */

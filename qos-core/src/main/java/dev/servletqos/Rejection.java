@@ -17,6 +17,11 @@ public final class Rejection {
         SESSION_RATE("session-rate"),
         /** A new session was refused because its class's content level was down to 0 (refuse). */
         SESSION_LEVEL("session-level"),
+        /**
+         * A new session was refused because its client address had started
+         * {@code admission.max-new-sessions-per-address} new sessions a second already (its token bucket was empty).
+         */
+        SESSION_ADDRESS("session-address"),
         /** The class's queue was full. */
         QUEUE_FULL("queue-full"),
         /** The request waited longer than its class's maximum wait. */
@@ -39,7 +44,7 @@ public final class Rejection {
 
         /** Whether this refuses a new session (admission), rather than a request. */
         public boolean newSession() {
-            return this == SESSION_QUEUED || this == SESSION_RATE || this == SESSION_LEVEL;
+            return this == SESSION_QUEUED || this == SESSION_RATE || this == SESSION_LEVEL || this == SESSION_ADDRESS;
         }
 
         /** The lowercase name used in meters, logs and the JSON body. */

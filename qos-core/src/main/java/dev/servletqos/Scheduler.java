@@ -67,6 +67,13 @@ final class Scheduler {
     private int maxPerSession;
     private int maxQueuedPerAddress;
     /**
+     * The new sessions each client address may start ({@code admission.max-new-sessions-per-address}); null when
+     * there is no limit. Kept across reloads while there is one (the addresses keep their tokens).
+     */
+    private AddressSessions addressSessions;
+    /** Whether the first refusal by {@link #addressSessions} was logged (once per engine). */
+    private boolean addressRefusalLogged;
+    /**
      * Requests waiting now per client address (those that entered while the limit was on: each is counted once
      * and uncounted once, across reloads too); guarded by the lock.
      */
@@ -129,6 +136,8 @@ final class Scheduler {
         long sessionsRefusedRate;
         /** New sessions refused because their content level was 0. */
         long sessionsRefusedLevel;
+        /** New sessions refused by {@code admission.max-new-sessions-per-address}. */
+        long sessionsRefusedAddress;
         /**
          * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
          * that ran at a level above M (a reload lowered M meanwhile) counts at M.
@@ -284,6 +293,13 @@ final class Scheduler {
         reserved = sum; // until the settings are applied (applyLocked), which a policy is taken with
         maxPerSession = p.maxPerSession();
         maxQueuedPerAddress = p.maxQueuedPerAddress();
+        if (p.maxNewSessionsPerAddress() <= 0) {
+            addressSessions = null;
+        } else if (addressSessions == null) {
+            addressSessions = new AddressSessions(p.maxNewSessionsPerAddress(), p.newSessionsPerAddressBurst());
+        } else {
+            addressSessions.configure(p.maxNewSessionsPerAddress(), p.newSessionsPerAddressBurst());
+        }
         lanes = next;
         regime = r;
     }
@@ -320,6 +336,16 @@ final class Scheduler {
         return serviceEwmaNanos;
     }
 
+    /** The new sessions per address table, or null when there is no limit (tests of the package). */
+    AddressSessions addressSessions() {
+        lock.lock();
+        try {
+            return addressSessions;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The total concurrency in force; under the lock. */
     int maxExecuting() {
         return maxExecuting;
@@ -353,8 +379,9 @@ final class Scheduler {
      * content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of generation
      * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the
      * class's name, and the level is lowered to the class's levels if the reload gave it fewer. The first request
-     * of a new session meets admission first (refused at level 0, else the admission steps of its session's class
-     * {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
+     * of a new session meets admission first (refused at level 0, else when its address started
+     * {@code admission.max-new-sessions-per-address} a second already, else the admission steps of its session's
+     * class {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
      * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request
      * that would have to wait is refused when its class's queue is full, when its session already has
      * {@code admission.max-per-session} requests executing and waiting, or when
@@ -364,7 +391,8 @@ final class Scheduler {
      * else waits in the guaranteed queue, which is served before every class's.
      *
      * @param load    the session's requests in flight, counted while this one is; null: not counted
-     * @param address the client's address, for the per-address limit; null: not counted
+     * @param address the client's address, for the per-address limits ({@code admission.max-queued-per-address}
+     *                and, for a new session, {@code admission.max-new-sessions-per-address}); null: not counted
      */
     Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
                  Load load, String address, VirtualServers.Host host, boolean guaranteed) {
@@ -408,7 +436,7 @@ final class Scheduler {
             return;
         }
         if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane)
-                : !admitLocked(t, lane, sessionLane, now))) {
+                : !admitLocked(t, lane, sessionLane, now, address))) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
@@ -440,6 +468,9 @@ final class Scheduler {
         if (newSession) {
             sessionLane.sessionsAdmitted++;
             sessionLane.sessions.take();
+            if (address != null && addressSessions != null) {
+                addressSessions.take(address, now);
+            }
         }
     }
 
@@ -483,7 +514,24 @@ final class Scheduler {
      * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
      * session rate they use; the refused request counts in the class it entered.
      */
-    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now) {
+    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address) {
+        // before every step, so that one address's flood is told apart and never takes its class's session tokens
+        if (address != null && addressSessions != null && !addressSessions.available(address, now)) {
+            sessionLane.sessionsRefusedAddress++;
+            if (!addressRefusalLogged) {
+                // once per engine (under the lock, as it is once): the likeliest cause of many is a proxy's address
+                addressRefusalLogged = true;
+                double rate = addressSessions.rate();
+                LOG.log(System.Logger.Level.WARNING, "servlet-qos: new sessions from " + address + " refused: it "
+                        + "started admission.max-new-sessions-per-address = "
+                        + (rate == Math.rint(rate) ? Long.toString((long) rate) : Double.toString(rate)) + "/s (depth "
+                        + addressSessions.burst() + ") already (said once). If this is your reverse proxy's or load "
+                        + "balancer's address, configure the container's remote-IP handling (Tomcat RemoteIpValve, "
+                        + "Jetty ForwardedRequestCustomizer); see docs/security.md");
+            }
+            refuseLocked(t, lane, rejections.sessionAddress());
+            return false;
+        }
         for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
             Rejection refusal = step.refuse(sessionLane, this, now);
             if (refusal != null) {
@@ -1168,7 +1216,7 @@ final class Scheduler {
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
                         l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
                         l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
-                        settings.get(l.index).level(), l.completedByLevel));
+                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,

@@ -163,7 +163,9 @@ class EngineStressTest {
             QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(MAX).secret(Engines.SECRET)
                     .borrowing(borrowing).totalQueuedTrigger(40).higherQueuedTrigger(20)
                     // small, so that both limits refuse requests while everything else goes on
-                    .maxPerSession(3).maxQueuedPerAddress(PER_ADDRESS);
+                    .maxPerSession(3).maxQueuedPerAddress(PER_ADDRESS)
+                    // the few addresses start far more than 20 sessions a second: only the queued limit is stressed
+                    .maxNewSessionsPerAddress(0);
             // shared capacity: reserves given; the other policies: the highest class's default reserve, which the
             // settings changes drop (max-executing 1) and bring back
             boolean given = scheduling == Scheduling.SHARED_CAPACITY;

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 11, finding 10: clients refused together must not come back together. Every refusal of a static policy
- * (a full queue, the maximum wait, the WebQoS triggers, a session rate, the per-session and per-address limits, a
- * token bucket, content level 0) sends {@code admission.retry-after}
+ * (a full queue, the maximum wait, the WebQoS triggers, a session rate, the per-session and per-address limits, the
+ * new sessions per address, a token bucket, content level 0) sends {@code admission.retry-after}
  * jittered by a factor of 0.75..1.25, rounded up, as automatic admission already does for its own refusals.
  */
 class RetryAfterJitterTest {
@@ -138,6 +138,12 @@ class RetryAfterJitterTest {
                 + "bucket.search.depth = 1\n"), clock);
         bucket.enter(TestRequest.get("/search"), clock.nanoTime()).complete();
         assertJittered("bucket", refusals(bucket, () -> TestRequest.get("/search"), Rejection.Reason.BUCKET));
+
+        QosEngine newSessions = QosEngine.create(ClassEscalationTest.parse(base.replace("max-executing = 1",
+                "max-executing = 4") + "admission.max-new-sessions-per-address = 1\n"), clock);
+        newSessions.enter(TestRequest.get("/").from("192.0.2.3"), clock.nanoTime()).complete();
+        assertJittered("new sessions per address", refusals(newSessions, () -> TestRequest.get("/").from("192.0.2.3"),
+                Rejection.Reason.SESSION_ADDRESS));
 
         QosEngine levels = QosEngine.create(ClassEscalationTest.parse(base + "class.basic.levels = 2\n"), clock);
         levels.apply(levels.settings().withClass(0, levels.settings().get(0).withLevel(0)),

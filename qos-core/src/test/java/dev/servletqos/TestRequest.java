@@ -3,15 +3,26 @@ package dev.servletqos;
 import java.util.HashMap;
 import java.util.Map;
 
-/** A request for engine tests: defaults to GET / from 127.0.0.1 on localhost, no cookies, no headers. */
+/**
+ * A request for engine tests: defaults to GET / on localhost, no cookies, no headers, from a client address of its
+ * own (in 2001:db8::/32, the documentation prefix, which no test's ip rule names; a new one for each request made,
+ * as independent clients have), unless {@link #from} names one: a
+ * test of the per-address limits names its addresses.
+ */
 public final class TestRequest implements RequestView {
+
+    private static final java.util.concurrent.atomic.AtomicInteger CLIENTS = new java.util.concurrent.atomic.AtomicInteger();
 
     private String method = "GET";
     private String host = "localhost";
     private String path = "/";
-    private String remote = "127.0.0.1";
+    private String remote = client(CLIENTS.getAndIncrement());
     private final Map<String, String> cookies = new HashMap<>();
     private final Map<String, String> headers = new HashMap<>();
+
+    private static String client(int n) {
+        return "2001:db8::" + Integer.toHexString(n >>> 16) + ":" + Integer.toHexString(n & 0xffff);
+    }
 
     public static TestRequest get(String path) {
         TestRequest r = new TestRequest();

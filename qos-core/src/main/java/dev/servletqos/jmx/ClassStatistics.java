@@ -29,16 +29,19 @@ public final class ClassStatistics {
     private final long sessionsRefusedRate;
     private final long sessionLimited;
     private final long addressLimited;
+    private final long sessionsRefusedAddress;
     private final double meanWaitMillis;
     private final double p95WaitMillis;
 
     @ConstructorParameters({"name", "budget", "executing", "borrowed", "queued", "entered", "completed", "declined",
             "rejected", "expired", "cancelled", "queueFull", "sessionsAdmitted", "sessionsRefusedQueued",
-            "sessionsRefusedRate", "sessionLimited", "addressLimited", "meanWaitMillis", "p95WaitMillis"})
+            "sessionsRefusedRate", "sessionLimited", "addressLimited", "sessionsRefusedAddress", "meanWaitMillis",
+            "p95WaitMillis"})
     public ClassStatistics(String name, int budget, int executing, int borrowed, int queued, long entered,
                            long completed, long declined, long rejected, long expired, long cancelled, long queueFull,
                            long sessionsAdmitted, long sessionsRefusedQueued, long sessionsRefusedRate,
-                           long sessionLimited, long addressLimited, double meanWaitMillis, double p95WaitMillis) {
+                           long sessionLimited, long addressLimited, long sessionsRefusedAddress,
+                           double meanWaitMillis, double p95WaitMillis) {
         this.name = name;
         this.budget = budget;
         this.executing = executing;
@@ -56,6 +59,7 @@ public final class ClassStatistics {
         this.sessionsRefusedRate = sessionsRefusedRate;
         this.sessionLimited = sessionLimited;
         this.addressLimited = addressLimited;
+        this.sessionsRefusedAddress = sessionsRefusedAddress;
         this.meanWaitMillis = meanWaitMillis;
         this.p95WaitMillis = p95WaitMillis;
     }
@@ -86,6 +90,7 @@ public final class ClassStatistics {
         long refusedRate = c.sessionsRefusedRate();
         long sessionLimited = c.sessionLimited();
         long addressLimited = c.addressLimited();
+        long refusedAddress = c.sessionsRefusedAddress();
         if (base != null) {
             for (int i = 0; i < buckets.length; i++) {
                 buckets[i] -= base.waitBucket(i);
@@ -104,13 +109,14 @@ public final class ClassStatistics {
             refusedRate -= base.sessionsRefusedRate();
             sessionLimited -= base.sessionLimited();
             addressLimited -= base.addressLimited();
+            refusedAddress -= base.sessionsRefusedAddress();
         }
         WaitHistogram waits = WaitHistogram.of(buckets);
         double p95 = waits.count() == 0 ? 0 : waits.quantile(0.95) * 1e3;
         double mean = grants == 0 ? 0 : (double) waitNanos / grants / 1e6;
         return new ClassStatistics(c.name(), c.budget(), c.executing(), c.borrowed(), c.queued(), entered,
                 completed, declined, rejected, expired, cancelled, queueFull, admitted, refusedQueued, refusedRate,
-                sessionLimited, addressLimited, mean, p95);
+                sessionLimited, addressLimited, refusedAddress, mean, p95);
     }
 
     /** The class. */
@@ -202,6 +208,14 @@ public final class ClassStatistics {
      */
     public long getAddressLimited() {
         return addressLimited;
+    }
+
+    /**
+     * Of the rejected, new sessions refused because their client address had started
+     * {@code admission.max-new-sessions-per-address} a second already.
+     */
+    public long getSessionsRefusedAddress() {
+        return sessionsRefusedAddress;
     }
 
     /** Mean time a granted request waited for its permit, in milliseconds; 0 before the first grant. */

@@ -30,7 +30,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
  *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = session-queued, session-rate,
- *       session-level, queue-full, session-limit, address-limit, and bucket for the token-bucket rules)</li>
+ *       session-level, session-address, queue-full, session-limit, address-limit, and bucket for the token-bucket
+ *       rules)</li>
  *   <li>{@code qos.sessions} (counter, unit sessions; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
@@ -179,6 +180,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     name, "rejections", ClassStats::sessionsRefusedRate);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-level"),
                     name, "rejections", ClassStats::sessionsRefusedLevel);
+            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-address"),
+                    name, "rejections", ClassStats::sessionsRefusedAddress);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "queue-full"),
                     name, "rejections", ClassStats::queueFull);
             counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-limit"),
@@ -189,7 +192,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     "sessions", ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
                     "sessions",
-                    c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate() + c2.sessionsRefusedLevel());
+                    c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate() + c2.sessionsRefusedLevel()
+                            + c2.sessionsRefusedAddress());
             meters.add(FunctionTimer.builder("qos.wait", this,
                             m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
                             TimeUnit.NANOSECONDS)

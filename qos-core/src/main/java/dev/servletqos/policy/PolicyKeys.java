@@ -158,7 +158,15 @@ final class PolicyKeys {
             global("admission.max-queued-per-address", INTEGER,
                     of(String.valueOf(QosPolicy.DEFAULT_MAX_QUEUED_PER_ADDRESS)), "0 (no limit)..1000000", "requests",
                     "Requests from one client address waiting at once; beyond it, 429.",
-                    QosPolicy.Builder::maxQueuedPerAddress)));
+                    QosPolicy.Builder::maxQueuedPerAddress),
+            global("admission.max-new-sessions-per-address", DECIMAL,
+                    of(String.valueOf((int) QosPolicy.DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS)),
+                    "0 (no limit)..1000000", "new sessions per second",
+                    "New sessions one client address may start, all classes together (a token bucket per address); "
+                    + "beyond it, admission.reject-status.", QosPolicy.Builder::maxNewSessionsPerAddress),
+            global("admission.new-sessions-per-address-burst", INTEGER,
+                    computed("max(1, ⌈admission.max-new-sessions-per-address⌉)"), "1..1000000", "sessions",
+                    "Depth of each address's new-session bucket.", QosPolicy.Builder::newSessionsPerAddressBurst)));
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(

@@ -91,6 +91,10 @@ public final class QosPolicy {
     private final Duration watch;
     private final int maxPerSession;
     private final int maxQueuedPerAddress;
+    private final double maxNewSessionsPerAddress;
+    private final int newSessionsPerAddressBurst;
+    /** As given (UNSET: derived from the rate), for {@link #toBuilder()}. */
+    private final int newSessionsPerAddressBurstGiven;
     private final ControlPolicy control;
     private final List<BucketPolicy> buckets;
     private final BucketControl bucketControl;
@@ -136,6 +140,10 @@ public final class QosPolicy {
         this.watch = b.watch;
         this.maxPerSession = b.maxPerSession;
         this.maxQueuedPerAddress = b.maxQueuedPerAddress;
+        this.maxNewSessionsPerAddress = b.maxNewSessionsPerAddress;
+        this.newSessionsPerAddressBurstGiven = b.newSessionsPerAddressBurst;
+        this.newSessionsPerAddressBurst = newSessionsPerAddressBurstFor(b.maxNewSessionsPerAddress,
+                b.newSessionsPerAddressBurst);
         this.control = control;
         this.buckets = List.copyOf(b.buckets);
         this.bucketControl = b.bucketControl;
@@ -165,6 +173,13 @@ public final class QosPolicy {
      * address (a cookie-less flood) cannot fill the queues.
      */
     public static final int DEFAULT_MAX_QUEUED_PER_ADDRESS = 100;
+    /**
+     * Default of {@code admission.max-new-sessions-per-address}, in new sessions per second (bucket depth the same):
+     * a rate that one browser, or the visitors behind an office's NAT, do not reach, while a flood of cookie-less
+     * requests from one address does at once; below the highest class's default session rate
+     * ({@value #DEFAULT_TOP_SESSION_RATE}/s), so that one address takes at most two fifths of that class's bucket.
+     */
+    public static final double DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS = 20;
 
     /**
      * Default {@code reserve} of the highest class of a policy with two classes or more (when its budget is not
@@ -218,6 +233,8 @@ public final class QosPolicy {
         b.watch = watch;
         b.maxPerSession = maxPerSession;
         b.maxQueuedPerAddress = maxQueuedPerAddress;
+        b.maxNewSessionsPerAddress = maxNewSessionsPerAddress;
+        b.newSessionsPerAddressBurst = newSessionsPerAddressBurstGiven;
         b.control = givenControl;
         b.buckets.addAll(buckets);
         b.bucketControl = bucketControl;
@@ -407,6 +424,27 @@ public final class QosPolicy {
         return maxQueuedPerAddress;
     }
 
+    /**
+     * The new sessions one client address may start per second, in every class together
+     * ({@code admission.max-new-sessions-per-address}); 0 = no limit; default
+     * {@value #DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS}.
+     */
+    public double maxNewSessionsPerAddress() {
+        return maxNewSessionsPerAddress;
+    }
+
+    /**
+     * The depth of each address's new-session bucket ({@code admission.new-sessions-per-address-burst}); default
+     * {@code max(1, ceil(max-new-sessions-per-address))}.
+     */
+    public int newSessionsPerAddressBurst() {
+        return newSessionsPerAddressBurst;
+    }
+
+    private static int newSessionsPerAddressBurstFor(double rate, int given) {
+        return given != ClassPolicy.UNSET ? given : (int) Math.max(1, Math.min(1_000_000, Math.ceil(rate)));
+    }
+
     /** The feedback controller's settings ({@code control.*}); default: off. */
     public ControlPolicy control() {
         return control;
@@ -454,8 +492,8 @@ public final class QosPolicy {
                 borrowing, rules,
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
-                higherQueuedTrigger, rejectStatus, retryAfter, watch, maxPerSession, maxQueuedPerAddress, control,
-                buckets, bucketControl, virtualServers, virtualServerPlan, contentTrees);
+                higherQueuedTrigger, rejectStatus, retryAfter, watch, maxPerSession, maxQueuedPerAddress, maxNewSessionsPerAddress,
+                newSessionsPerAddressBurst, control, buckets, bucketControl, virtualServers, virtualServerPlan, contentTrees);
     }
 
     @Override
@@ -497,6 +535,8 @@ public final class QosPolicy {
         private Duration watch = Duration.ZERO;
         private int maxPerSession = DEFAULT_MAX_PER_SESSION;
         private int maxQueuedPerAddress = DEFAULT_MAX_QUEUED_PER_ADDRESS;
+        private double maxNewSessionsPerAddress = DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS;
+        private int newSessionsPerAddressBurst = ClassPolicy.UNSET;
         private ControlPolicy control = ControlPolicy.DEFAULTS;
         private List<String> contentPaths = List.of();
         private final SortedMap<Integer, String> contentPrefixes = new TreeMap<>();
@@ -669,6 +709,24 @@ public final class QosPolicy {
          */
         public Builder maxQueuedPerAddress(int n) {
             this.maxQueuedPerAddress = n;
+            return this;
+        }
+
+        /**
+         * {@code admission.max-new-sessions-per-address}: new sessions per second one client address may start, 0 (no
+         * limit) or more; default {@value #DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS}.
+         */
+        public Builder maxNewSessionsPerAddress(double perSecond) {
+            this.maxNewSessionsPerAddress = perSecond;
+            return this;
+        }
+
+        /**
+         * {@code admission.new-sessions-per-address-burst}: the depth of each address's new-session bucket, 1 or
+         * more; default {@code max(1, ceil(max-new-sessions-per-address))}.
+         */
+        public Builder newSessionsPerAddressBurst(int sessions) {
+            this.newSessionsPerAddressBurst = sessions;
             return this;
         }
 
@@ -885,6 +943,12 @@ public final class QosPolicy {
                     maxPerSession, "must be 0 (no limit)..1000000");
             ClassPolicy.check(maxQueuedPerAddress >= 0 && maxQueuedPerAddress <= 1_000_000,
                     "admission.max-queued-per-address", maxQueuedPerAddress, "must be 0 (no limit)..1000000");
+            ClassPolicy.check(maxNewSessionsPerAddress >= 0 && maxNewSessionsPerAddress <= 1_000_000,
+                    "admission.max-new-sessions-per-address", maxNewSessionsPerAddress,
+                    "must be 0 (no limit)..1000000 new sessions per second");
+            ClassPolicy.check(newSessionsPerAddressBurst == ClassPolicy.UNSET
+                    || newSessionsPerAddressBurst >= 1 && newSessionsPerAddressBurst <= 1_000_000,
+                    "admission.new-sessions-per-address-burst", newSessionsPerAddressBurst, "must be 1..1000000");
             resolvedControl.check(classes.size());
             int maxLevels = 1;
             for (ClassPolicy c : resolved) {

@@ -243,6 +243,7 @@ public final class StatusPage {
                     .field("sessionsAdmitted", c.sessionsAdmitted())
                     .field("sessionsRefusedQueued", c.sessionsRefusedQueued())
                     .field("sessionsRefusedRate", c.sessionsRefusedRate())
+                    .field("sessionsRefusedAddress", c.sessionsRefusedAddress())
                     .field("sessionRate", c.sessionRate())
                     .field("sessionBurst", c.sessionBurst());
             ControlStatus.Reading r = reading(control, c.name());

@@ -40,9 +40,15 @@ public class RequestPathBenchmark {
     /** A request view whose fields are fixed strings, as an adapter's view over a parsed request would be. */
     private static final class FixedRequest implements RequestView {
         private final String sessionCookie;
+        private final String address;
 
         FixedRequest(String sessionCookie) {
+            this(sessionCookie, "10.1.2.3");
+        }
+
+        FixedRequest(String sessionCookie, String address) {
             this.sessionCookie = sessionCookie;
+            this.address = address;
         }
 
         @Override
@@ -62,7 +68,7 @@ public class RequestPathBenchmark {
 
         @Override
         public String remoteAddress() {
-            return "10.1.2.3";
+            return address;
         }
 
         @Override
@@ -90,11 +96,24 @@ public class RequestPathBenchmark {
     @Param({"full", "degraded"})
     public String level;
 
+    /**
+     * {@code on}: {@code admission.max-new-sessions-per-address} so high that no new session is refused, so that
+     * every new session looks its address up in the table and takes a token; {@code off}: 0, no table.
+     */
+    @Param({"on", "off"})
+    public String addressLimit;
+
+    /** Cookie-less requests from {@value #ADDRESSES} client addresses, in turn: each the first of a new session. */
+    private static final int ADDRESSES = 1024;
+    private final RequestView[] newcomers = new RequestView[ADDRESSES];
+    private int next;
+
     @Setup
     public void setUp() {
         QosPolicy policy = QosPolicy.builder().maxExecuting(64).secret("bench-secret-0123456789abcdef")
                 .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic").withLevels(2))
                 .addRule(Rule.path("premium", "/premium/"))
+                .maxNewSessionsPerAddress("on".equals(addressLimit) ? 1_000_000 : 0)
                 .control(ControlPolicy.DEFAULTS.withCapacity("auto".equals(capacity) ? ControlPolicy.Capacity.AUTO
                         : ControlPolicy.Capacity.FIXED)).build();
         engine = QosEngine.create(policy);
@@ -105,12 +124,28 @@ public class RequestPathBenchmark {
         String setCookie = first.setCookieHeader();
         first.complete();
         admitted = new FixedRequest(setCookie.substring(setCookie.indexOf('=') + 1, setCookie.indexOf(';')));
+        for (int i = 0; i < ADDRESSES; i++) {
+            newcomers[i] = new FixedRequest(null, "10.9." + (i >> 8) + "." + (i & 255));
+        }
     }
 
     @Benchmark
     @Threads(1)
     public Ticket admittedSessionOneThread() {
         Ticket t = engine.enter(admitted);
+        t.complete();
+        return t;
+    }
+
+    /**
+     * The first request of a new session (no cookie; classified, admitted, its admission cookie signed and put in
+     * the session table), from one of {@value #ADDRESSES} addresses in turn, and its completion.
+     */
+    @Benchmark
+    @Threads(1)
+    public Ticket newSessionOneThread() {
+        RequestView r = newcomers[next++ & (ADDRESSES - 1)];
+        Ticket t = engine.enter(r);
         t.complete();
         return t;
     }

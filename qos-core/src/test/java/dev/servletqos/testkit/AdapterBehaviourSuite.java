@@ -97,10 +97,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 public abstract class AdapterBehaviourSuite {
 
-    /** Two classes; a request with {@code X-Tier: premium} is premium, everything else basic. */
+    /**
+     * Two classes; a request with {@code X-Tier: premium} is premium, everything else basic. Every test client is
+     * 127.0.0.1, so no limit on the new sessions one address starts ({@code admission.max-new-sessions-per-address}).
+     */
     protected static final String CLASSES = """
             classes = premium, basic
             default-class = basic
+            admission.max-new-sessions-per-address = 0
             rule.1.type = header
             rule.1.header = X-Tier
             rule.1.value = premium
@@ -413,6 +417,38 @@ public abstract class AdapterBehaviourSuite {
         assertNoAdmissionCookie(second);
         assertEquals(200, holding.get().statusCode());
         assertEquals(1, server.snapshot().get("basic").sessionLimited());
+    }
+
+    /**
+     * Issue 11, finding 3: one address's new sessions beyond {@code admission.max-new-sessions-per-address} get a 503
+     * with {@code Retry-After}, reason {@code session-address} and no cookie, before they take a token of their
+     * class's session rate; the sessions it started go on. (Every client here is 127.0.0.1: a bucket of two, which
+     * refills one token in 100 s, so that none comes back during the test.)
+     */
+    @Test
+    protected void oneAddressStartsAtMostItsNewSessionsAndIsRefusedWith503() throws Exception {
+        server = start(dir, CLASSES.replace("admission.max-new-sessions-per-address = 0",
+                "admission.max-new-sessions-per-address = 0.01\nadmission.new-sessions-per-address-burst = 2")
+                + "max-executing = 4\nadmission.retry-after = 30s\nclass.basic.session-rate = 100\n", MAX_THREADS);
+        String session = null;
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> admitted = client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, admitted.statusCode());
+            String setCookie = admitted.headers().firstValue("Set-Cookie").orElseThrow();
+            session = setCookie.substring(0, setCookie.indexOf(';'));
+        }
+        HttpResponse<String> third = client.send(request("/work").header("Accept", "application/json").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(503, third.statusCode());
+        assertRetryAfter(30, third);
+        assertTrue(third.body().contains("\"reason\":\"session-address\""), third.body());
+        assertNoAdmissionCookie(third);
+        assertEquals(200, client.send(request("/work").header("Cookie", session).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode(), "an admitted session goes on");
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(1, basic.sessionsRefusedAddress());
+        assertEquals(0, basic.sessionsRefusedRate(), "the class's bucket was not asked");
+        assertEquals(2, basic.sessionsAdmitted());
     }
 
     @Test
