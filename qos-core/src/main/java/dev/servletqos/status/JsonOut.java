@@ -46,14 +46,7 @@ final class JsonOut {
 
     JsonOut field(String name, String v) {
         name(name);
-        value();
-        if (v == null) {
-            out.append("null");
-        } else {
-            string(v);
-        }
-        comma = true;
-        return this;
+        return value(v);
     }
 
     JsonOut field(String name, long v) {
