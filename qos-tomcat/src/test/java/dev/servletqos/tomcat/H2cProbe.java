@@ -43,8 +43,14 @@ final class H2cProbe implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        client.stop();
+    public void close() {
+        try {
+            client.stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            throw new IllegalStateException("stopping the HTTP/2 client", e);
+        }
     }
 
     private MetaData.Request request(String path) {
