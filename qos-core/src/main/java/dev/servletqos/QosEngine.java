@@ -82,10 +82,9 @@ public final class QosEngine {
         this.tierCookies = TierCookies.forPolicy(policy, clock);
         this.sessionCookieName = policy.sessionCookieName();
         // one signer for both kinds of cookie: the signature domain keeps them apart
+        this.regime = Regime.first(policy, new Classifier(policy, tierCookies));
         this.sessions = new SessionTable(policy, new SessionCookies(sessionCookieName, tierCookies.signer(),
                 policy.sessionMaxAge(), policy.sessionCookieSecure(), clock), clock);
-        this.regime = Regime.first(policy, new Classifier(policy, tierCookies));
-        sessions.reloaded(regime);
         this.scheduler = new Scheduler(regime, initialSettings(policy), clock);
         this.control = new ControlLoop(this);
         warnOfRequestRulesThatChangeNothing(policy);
@@ -160,7 +159,10 @@ public final class QosEngine {
         }
         String cookie = request.cookie(sessionCookieName);
         long epochSecond = cookie != null ? clock.epochSecond() : 0;
-        SessionTable.Session s = sessions.lookup(cookie, epochSecond);
+        SessionTable.Session s = sessions.lookup(cookie, epochSecond, r);
+        if (s != null && s.generation() > r.generation) {
+            r = regime; // a request under a policy reloaded since this one began put the session in the table
+        }
         // the session's class comes from its credentials, once; request rules can only lower one request. A class
         // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
         int sessionClass = s == null ? r.classifier.classify(request) : r.resolve(s.generation(), s.classIndex());
@@ -186,10 +188,8 @@ public final class QosEngine {
                 r.policy.maxQueuedPerAddress() > 0 || s == null && r.policy.maxNewSessionsPerAddress() > 0
                         ? request.remoteAddress() : null, host, guaranteed);
         if (t.state != Ticket.State.REJECTED) {
-            String name = r.name(sessionClass);
-            t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t)
-                    : newId != null ? sessions.admitNew(name, newId, load)
-                    : sessions.admitNew(name, load));
+            t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t, r)
+                    : sessions.admitNew(r, sessionClass, newId, load));
         }
         return t;
     }
@@ -626,7 +626,6 @@ public final class QosEngine {
             }
             Regime r = old.next(next, new Classifier(next, tierCookies, old.classifier));
             Settings applied = scheduler.reload(r, initial);
-            sessions.reloaded(r);
             regime = r;
             control.reloaded(applied);
             int t = threads;

@@ -62,8 +62,14 @@ final class Regime {
 
     /** This generation's index of the class of that name, or the default class's if there is none. */
     int indexOf(String name) {
+        int i = classIndex(name);
+        return i >= 0 ? i : defaultIndex;
+    }
+
+    /** This generation's index of the class of that name, or -1 if there is none. */
+    int classIndex(String name) {
         Integer i = index.get(name);
-        return i != null ? i : defaultIndex;
+        return i != null ? i : -1;
     }
 
     /** The name of this generation's class {@code c}. */
@@ -71,8 +77,4 @@ final class Regime {
         return names[generation][c];
     }
 
-    /** Whether this generation has a class of that name. */
-    boolean has(String name) {
-        return index.containsKey(name);
-    }
 }

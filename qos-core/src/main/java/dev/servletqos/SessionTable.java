@@ -33,8 +33,6 @@ final class SessionTable {
 
     private final Cache<String, Session> sessions;
     private final SessionCookies cookies;
-    /** The policy's classes now; replaced when the policy is reloaded. */
-    private volatile Regime regime;
     private final Clock clock;
     private final long maxAgeSeconds;
     private final LongAdder[] cookieResults = Classifier.newAdders(TierCookies.Verified.Status.values().length);
@@ -45,7 +43,6 @@ final class SessionTable {
      */
     SessionTable(QosPolicy policy, SessionCookies cookies, Clock clock) {
         checkFits(policy.sessionTableMaxEntries(), Runtime.getRuntime().maxMemory());
-        this.regime = Regime.first(policy, null);
         this.cookies = cookies;
         this.clock = clock;
         this.maxAgeSeconds = policy.sessionMaxAge().getSeconds();
@@ -62,8 +59,10 @@ final class SessionTable {
      * on every request, also when this node has it in its table: an expired one is a new session.
      *
      * @param nowEpochSecond the clock's {@code epochSecond()} now
+     * @param r              the policy the request is served under (a cookie of a class it does not have is a new
+     *                       session)
      */
-    Session lookup(String cookieValue, long nowEpochSecond) {
+    Session lookup(String cookieValue, long nowEpochSecond, Regime r) {
         if (cookieValue == null) {
             return null;
         }
@@ -81,12 +80,11 @@ final class SessionTable {
         if (v.status() != TierCookies.Verified.Status.VALID) {
             return null;
         }
-        Regime r = regime;
-        if (!r.has(v.serviceClass())) {
+        int c = r.classIndex(v.serviceClass());
+        if (c < 0) {
             return null;
         }
-        s = new Session(r.indexOf(v.serviceClass()), r.generation, v.sessionId(), v.admittedUntil(),
-                new Scheduler.Load());
+        s = new Session(c, r.generation, v.sessionId(), v.admittedUntil(), new Scheduler.Load());
         sessions.put(cookieValue, s);
         return s;
     }
@@ -98,8 +96,9 @@ final class SessionTable {
      * one, unless the request that carried the renewal ended without being served.
      *
      * @param t the request of the session, running or waiting (the renewal goes with its response)
+     * @param r the policy the request is served under
      */
-    String renewal(Session s, long nowEpochSecond, Ticket t) {
+    String renewal(Session s, long nowEpochSecond, Ticket t, Regime r) {
         if (s.admittedUntil() - nowEpochSecond > maxAgeSeconds / 2) {
             return null;
         }
@@ -107,24 +106,20 @@ final class SessionTable {
         if (!t.scheduler.claimRenewal(s.load(), t, s.admittedUntil(), until)) {
             return null;
         }
-        Regime r = regime;
         return admit(r, r.resolve(s.generation(), s.classIndex()), s.id(), nowEpochSecond, s.load());
     }
 
     /**
-     * Records a newly admitted session of the class of that name (the default class's if a reload removed it
-     * meanwhile) and returns the Set-Cookie header of its admission cookie.
+     * Records a newly admitted session of class {@code classIndex} of {@code r} (the generation the request was
+     * classified in; a reload since is carried over by {@link Regime#resolve}) and returns the Set-Cookie header of
+     * its admission cookie.
      *
+     * @param id   its id, already drawn ({@link SessionCookies#newSessionId()}), or null to draw one
      * @param load its requests in flight (its first one), or null for a new count
      */
-    String admitNew(String serviceClass, Scheduler.Load load) {
-        return admitNew(serviceClass, SessionCookies.newSessionId(), load);
-    }
-
-    /** {@link #admitNew(String, Scheduler.Load)} with an id already drawn ({@link SessionCookies#newSessionId()}). */
-    String admitNew(String serviceClass, String id, Scheduler.Load load) {
-        Regime r = regime;
-        return admit(r, r.indexOf(serviceClass), id, clock.epochSecond(), load != null ? load : new Scheduler.Load());
+    String admitNew(Regime r, int classIndex, String id, Scheduler.Load load) {
+        return admit(r, classIndex, id != null ? id : SessionCookies.newSessionId(), clock.epochSecond(),
+                load != null ? load : new Scheduler.Load());
     }
 
     private String admit(Regime r, int classIndex, String id, long now, Scheduler.Load load) {
@@ -132,14 +127,6 @@ final class SessionTable {
         String value = cookies.issue(r.policy.classes().get(classIndex).name(), id, until);
         sessions.put(value, new Session(classIndex, r.generation, id, until, load));
         return cookies.setCookieHeader(value, until);
-    }
-
-    /**
-     * The classes of a reloaded policy: sessions known here keep their class by name (a removed class's sessions
-     * go on in the default class); a cookie for a class the policy no longer has, not known here, is a new session.
-     */
-    void reloaded(Regime r) {
-        regime = r;
     }
 
     /** The most sessions whose table, full, takes at most half of a heap of {@code maxHeapBytes}. */

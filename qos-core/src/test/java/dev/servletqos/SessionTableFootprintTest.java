@@ -39,9 +39,10 @@ class SessionTableFootprintTest {
         SessionCookies cookies = new SessionCookies(policy.sessionCookieName(),
                 new Signer(Signer.secretBytes(Engines.SECRET), null), Duration.ofMinutes(30), clock);
         long before = usedHeapAfterGc();
+        Regime regime = Regime.first(policy, null);
         SessionTable table = new SessionTable(policy, cookies, clock);
         for (int i = 0; i < ENTRIES; i++) {
-            table.admitNew("basic", null);
+            table.admitNew(regime, 0, null, null);
         }
         long after = usedHeapAfterGc();
         long size = table.size();
