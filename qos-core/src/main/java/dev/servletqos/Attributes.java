@@ -28,4 +28,17 @@ public final class Attributes {
 
     private Attributes() {
     }
+
+    /**
+     * The content level the values of {@link #LEVEL} and {@link #LEVELS} stand for: at least 1; {@code levels}
+     * (full content) when the level is not a number. The adapters' {@code ContentLevels} read it.
+     */
+    public static int level(Object level, Object levels) {
+        return level instanceof Number n ? Math.max(1, n.intValue()) : levels(levels);
+    }
+
+    /** The number of content levels the value of {@link #LEVELS} stands for: at least 1; 1 when not a number. */
+    public static int levels(Object levels) {
+        return levels instanceof Number n ? Math.max(1, n.intValue()) : 1;
+    }
 }

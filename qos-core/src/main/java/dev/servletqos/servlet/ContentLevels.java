@@ -24,14 +24,12 @@ public final class ContentLevels {
      * not set, {@code levels} (full content).
      */
     public static int level(ServletRequest request) {
-        Object v = request.getAttribute(Attributes.LEVEL);
-        return v instanceof Number n ? Math.max(1, n.intValue()) : levels(request);
+        return Attributes.level(request.getAttribute(Attributes.LEVEL), request.getAttribute(Attributes.LEVELS));
     }
 
     /** The number of content levels of the request's class: the level of full content; 1 when not set. */
     public static int levels(ServletRequest request) {
-        Object v = request.getAttribute(Attributes.LEVELS);
-        return v instanceof Number n ? Math.max(1, n.intValue()) : 1;
+        return Attributes.levels(request.getAttribute(Attributes.LEVELS));
     }
 
     /** Whether the request is to be served below full content. */
