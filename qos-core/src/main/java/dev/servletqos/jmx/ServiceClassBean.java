@@ -4,6 +4,7 @@ import dev.servletqos.ClassStats;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Settings;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.UnaryOperator;
@@ -62,12 +63,12 @@ final class ServiceClassBean implements QosServiceClassMXBean {
     }
 
     private ClassPolicy policy() {
-        for (ClassPolicy c : engine.policy().classes()) {
-            if (c.name().equals(name)) {
-                return c;
-            }
+        QosPolicy p = engine.policy();
+        int i = p.classIndex(name);
+        if (i < 0) {
+            throw gone();
         }
-        throw gone();
+        return p.classes().get(i);
     }
 
     private Settings.ClassSettings settings() {

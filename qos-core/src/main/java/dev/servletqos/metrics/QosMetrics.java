@@ -71,6 +71,20 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
 
     static final long CACHE_MILLIS = 50;
 
+    /** A {@code reason} tag of {@code qos.rejections} and the class's count of it. */
+    private record Rejection(String reason, ToDoubleFunction<ClassStats> count) {
+    }
+
+    /** The reasons of {@code qos.rejections}, in the order they are registered. */
+    private static final List<Rejection> REJECTIONS = List.of(
+            new Rejection("session-queued", ClassStats::sessionsRefusedQueued),
+            new Rejection("session-rate", ClassStats::sessionsRefusedRate),
+            new Rejection("session-level", ClassStats::sessionsRefusedLevel),
+            new Rejection("session-address", ClassStats::sessionsRefusedAddress),
+            new Rejection("queue-full", ClassStats::queueFull),
+            new Rejection("session-limit", ClassStats::sessionLimited),
+            new Rejection("address-limit", ClassStats::addressLimited));
+
     private final QosEngine engine;
     private final Tags extraTags;
     private final List<Meter> meters = new ArrayList<>();
@@ -174,20 +188,10 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     ClassStats::expired);
             counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "cancelled"), name,
                     ClassStats::cancelled);
-            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-queued"),
-                    name, "rejections", ClassStats::sessionsRefusedQueued);
-            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-rate"),
-                    name, "rejections", ClassStats::sessionsRefusedRate);
-            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-level"),
-                    name, "rejections", ClassStats::sessionsRefusedLevel);
-            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-address"),
-                    name, "rejections", ClassStats::sessionsRefusedAddress);
-            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "queue-full"),
-                    name, "rejections", ClassStats::queueFull);
-            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "session-limit"),
-                    name, "rejections", ClassStats::sessionLimited);
-            counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", "address-limit"),
-                    name, "rejections", ClassStats::addressLimited);
+            for (Rejection r : REJECTIONS) {
+                counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", r.reason()),
+                        name, "rejections", r.count());
+            }
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
                     "sessions", ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,

@@ -68,21 +68,15 @@ public record BucketControl(Law law, double cpuTarget, double cpuGain, double qu
     }
 
     void check() {
-        if (!(cpuTarget > 0) || cpuTarget > 1) {
-            throw new PolicyException("buckets.cpu-target", String.valueOf(cpuTarget), "must be more than 0, at most 1");
-        }
-        if (!(cpuGain > 0) || cpuGain > 1e9) {
-            throw new PolicyException("buckets.cpu-gain", String.valueOf(cpuGain), "must be more than 0, at most 1e9");
-        }
-        if (!(queueTarget >= 0) || queueTarget > 1e6) {
-            throw new PolicyException("buckets.queue-target", String.valueOf(queueTarget), "must be 0..1000000");
-        }
-        if (!(queueGain > 0) || queueGain > 1e9) {
-            throw new PolicyException("buckets.queue-gain", String.valueOf(queueGain),
-                    "must be more than 0, at most 1e9");
-        }
-        if (!(queueDerivative >= 0) || queueDerivative > 1e9) {
-            throw new PolicyException("buckets.queue-derivative", String.valueOf(queueDerivative), "must be 0..1e9");
-        }
+        ClassPolicy.check(cpuTarget > 0 && cpuTarget <= 1, "buckets.cpu-target", cpuTarget,
+                "must be more than 0, at most 1");
+        ClassPolicy.check(cpuGain > 0 && cpuGain <= 1e9, "buckets.cpu-gain", cpuGain,
+                "must be more than 0, at most 1e9");
+        ClassPolicy.check(queueTarget >= 0 && queueTarget <= 1e6, "buckets.queue-target", queueTarget,
+                "must be 0..1000000");
+        ClassPolicy.check(queueGain > 0 && queueGain <= 1e9, "buckets.queue-gain", queueGain,
+                "must be more than 0, at most 1e9");
+        ClassPolicy.check(queueDerivative >= 0 && queueDerivative <= 1e9, "buckets.queue-derivative",
+                queueDerivative, "must be 0..1e9");
     }
 }

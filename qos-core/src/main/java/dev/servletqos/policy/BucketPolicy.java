@@ -91,13 +91,11 @@ public record BucketPolicy(String name, List<String> paths, String cookie, doubl
     /** Checks the bucket as {@code QosPolicy.Builder.build()} does; the message names the key. */
     void check() {
         String k = "bucket." + name + ".";
-        if (paths.isEmpty() == (cookie == null)) {
-            throw new PolicyException(k + (cookie == null ? "path" : "cookie"), cookie == null ? "(unset)" : cookie,
-                    "a bucket covers either paths (" + k + "path) or a cookie (" + k + "cookie), exactly one");
-        }
-        if (cookie != null && (cookieName().isEmpty() || cookieName().isBlank())) {
-            throw new PolicyException(k + "cookie", cookie, "a cookie name is required: NAME or NAME=VALUE");
-        }
+        ClassPolicy.check(paths.isEmpty() != (cookie == null), k + (cookie == null ? "path" : "cookie"),
+                cookie == null ? "(unset)" : cookie,
+                "a bucket covers either paths (" + k + "path) or a cookie (" + k + "cookie), exactly one");
+        ClassPolicy.check(cookie == null || !(cookieName().isEmpty() || cookieName().isBlank()), k + "cookie", cookie,
+                "a cookie name is required: NAME or NAME=VALUE");
         if (!paths.isEmpty()) {
             try {
                 ValueMatcher.paths(paths);
@@ -105,15 +103,10 @@ public record BucketPolicy(String name, List<String> paths, String cookie, doubl
                 throw new PolicyException(k + "path", String.join(", ", paths), e.getMessage());
             }
         }
-        if (!(rate > 0) || rate > 1e9) {
-            throw new PolicyException(k + "rate", rate == 0 ? "(unset)" : String.valueOf(rate),
-                    "required: requests per second, more than 0 and at most 1e9");
-        }
-        if (!(minRate >= 0) || minRate > rate) {
-            throw new PolicyException(k + "min-rate", String.valueOf(minRate), "must be 0.." + rate + " (the rate)");
-        }
-        if (depth < 1 || depth > 1_000_000) {
-            throw new PolicyException(k + "depth", String.valueOf(depth), "must be 1..1000000");
-        }
+        ClassPolicy.check(rate > 0 && rate <= 1e9, k + "rate", rate == 0 ? "(unset)" : String.valueOf(rate),
+                "required: requests per second, more than 0 and at most 1e9");
+        ClassPolicy.check(minRate >= 0 && minRate <= rate, k + "min-rate", minRate,
+                "must be 0.." + rate + " (the rate)");
+        ClassPolicy.check(depth >= 1 && depth <= 1_000_000, k + "depth", depth, "must be 1..1000000");
     }
 }

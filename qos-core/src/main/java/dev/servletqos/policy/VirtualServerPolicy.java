@@ -59,21 +59,16 @@ public record VirtualServerPolicy(String name, List<String> hosts, double rmax, 
 
     void check() {
         String k = "vhost." + name + ".";
-        if (hosts.isEmpty()) {
-            throw new PolicyException(k + "hosts", "(unset)", "required: the Host names the virtual server serves");
-        }
+        ClassPolicy.check(!hosts.isEmpty(), k + "hosts", "(unset)",
+                "required: the Host names the virtual server serves");
         try {
             ValueMatcher.hosts(hosts);
         } catch (IllegalArgumentException e) {
             throw new PolicyException(k + "hosts", String.join(", ", hosts), e.getMessage());
         }
-        if (!(rmax > 0) || rmax > 1e9) {
-            throw new PolicyException(k + "rmax", rmax == 0 ? "(unset)" : String.valueOf(rmax),
-                    "required: guaranteed requests per second, more than 0 and at most 1e9");
-        }
-        if (!(wmax > 0) || wmax > 1e15) {
-            throw new PolicyException(k + "wmax", wmax == 0 ? "(unset)" : String.valueOf(wmax),
-                    "required: guaranteed response bytes per second, more than 0 and at most 1e15");
-        }
+        ClassPolicy.check(rmax > 0 && rmax <= 1e9, k + "rmax", rmax == 0 ? "(unset)" : String.valueOf(rmax),
+                "required: guaranteed requests per second, more than 0 and at most 1e9");
+        ClassPolicy.check(wmax > 0 && wmax <= 1e15, k + "wmax", wmax == 0 ? "(unset)" : String.valueOf(wmax),
+                "required: guaranteed response bytes per second, more than 0 and at most 1e15");
     }
 }
