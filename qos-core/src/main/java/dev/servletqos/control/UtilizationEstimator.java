@@ -132,7 +132,7 @@ public final class UtilizationEstimator {
         if (!Double.isFinite(x)) {
             return average;
         }
-        return Double.isFinite(average) ? SOURCE_WEIGHT * x + (1 - SOURCE_WEIGHT) * average : x;
+        return ControlLaws.ewma(average, x, SOURCE_WEIGHT);
     }
 
     private static double[] regressors(Sample sample) {
