@@ -124,9 +124,7 @@ final class ThresholdLaw implements LevelLaw {
             levels.add(new UtilizationStatus.ClassLevel(next.get(k).name(), Double.NaN,
                     cs == null ? 0 : estimator.utilization(cs), next.get(k).level(), Double.NaN, false));
         }
-        status = new UtilizationStatus("threshold", estimator.source() == null ? null : estimator.source().key(),
-                estimator.measured(), estimator.estimated(), smoothed, network, estimator.a(), estimator.b(),
-                estimator.c(), levels);
+        status = estimator.status("threshold", smoothed, network, levels);
     }
 
     @Override

@@ -415,9 +415,7 @@ final class UtilizationLaw implements LevelLaw {
     }
 
     private void publish(List<UtilizationStatus.ClassLevel> levels) {
-        UtilizationEstimator e = estimator;
-        status = new UtilizationStatus("pi", e.source() == null ? null : e.source().key(), e.measured(),
-                e.estimated(), Double.NaN, Double.NaN, e.a(), e.b(), e.c(), levels);
+        status = estimator.status("pi", Double.NaN, Double.NaN, levels);
     }
 
     private static double finite(double x) {
