@@ -60,7 +60,7 @@ public final class BucketLaw implements ControlLaw {
         List<Settings.BucketSettings> next = new ArrayList<>(current.buckets().size());
         boolean changed = false;
         for (Settings.BucketSettings b : current.buckets()) {
-            Sample.BucketSample s = find(sample, b.name());
+            Sample.BucketSample s = sample.bucket(b.name());
             double rate = b.rate();
             if (s != null) {
                 boolean used = s.hits() >= RAISE_AT * b.rate() * sample.seconds();
@@ -72,14 +72,5 @@ public final class BucketLaw implements ControlLaw {
             next.add(b.withRate(rate));
         }
         return changed ? current.withBuckets(next).withSource(Settings.Source.CONTROLLER) : current;
-    }
-
-    private static Sample.BucketSample find(Sample sample, String name) {
-        for (Sample.BucketSample b : sample.buckets()) {
-            if (b.name().equals(name)) {
-                return b;
-            }
-        }
-        return null;
     }
 }

@@ -185,6 +185,15 @@ public final class ControlLaws {
         return q > 0 && q <= 1 ? q : 0;
     }
 
+    /**
+     * One step of an exponentially weighted average: {@code weight * x + (1 - weight) * average}, or {@code x}
+     * itself while the average is not finite (no value yet). A non-finite {@code x} is not skipped here; a caller
+     * that must skip it checks first.
+     */
+    static double ewma(double average, double x, double weight) {
+        return Double.isFinite(average) ? weight * x + (1 - weight) * average : x;
+    }
+
     /** A duration in seconds. */
     static double seconds(Duration d) {
         return d.getSeconds() + d.getNano() / 1e9;

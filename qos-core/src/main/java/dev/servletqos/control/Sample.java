@@ -84,6 +84,16 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
         return null;
     }
 
+    /** The token-bucket rule of this name, or null. */
+    BucketSample bucket(String name) {
+        for (BucketSample b : buckets) {
+            if (b.name().equals(name)) {
+                return b;
+            }
+        }
+        return null;
+    }
+
     /**
      * The class's counters in the earlier snapshot: by position, or by name when a reloaded policy changed the
      * classes between the two; a class that was not there yet counts from {@code later} (nothing happened).

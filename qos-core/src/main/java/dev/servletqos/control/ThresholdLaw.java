@@ -74,11 +74,11 @@ final class ThresholdLaw implements LevelLaw {
         double w = settings.weight();
         if (utilizationSeconds > 0) {
             double x = utilizationSum / utilizationSeconds;
-            smoothed = Double.isFinite(smoothed) ? w * x + (1 - w) * smoothed : x;
+            smoothed = ControlLaws.ewma(smoothed, x, w);
         }
         if (networkSeconds > 0) {
             double x = networkSum / networkSeconds;
-            network = Double.isFinite(network) ? w * x + (1 - w) * network : x;
+            network = ControlLaws.ewma(network, x, w);
         }
         seconds = 0;
         utilizationSum = 0;
@@ -124,9 +124,7 @@ final class ThresholdLaw implements LevelLaw {
             levels.add(new UtilizationStatus.ClassLevel(next.get(k).name(), Double.NaN,
                     cs == null ? 0 : estimator.utilization(cs), next.get(k).level(), Double.NaN, false));
         }
-        status = new UtilizationStatus("threshold", estimator.source() == null ? null : estimator.source().key(),
-                estimator.measured(), estimator.estimated(), smoothed, network, estimator.a(), estimator.b(),
-                estimator.c(), levels);
+        status = estimator.status("threshold", smoothed, network, levels);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.servletqos.control;
 
 import dev.servletqos.policy.ControlPolicy.UtilizationSource;
+import java.util.List;
 
 /**
  * The utilization estimate of paper 000 (section 4.3, eqs. 1 and 2): the bottleneck's utilization as a linear
@@ -132,7 +133,7 @@ public final class UtilizationEstimator {
         if (!Double.isFinite(x)) {
             return average;
         }
-        return Double.isFinite(average) ? SOURCE_WEIGHT * x + (1 - SOURCE_WEIGHT) * average : x;
+        return ControlLaws.ewma(average, x, SOURCE_WEIGHT);
     }
 
     private static double[] regressors(Sample sample) {
@@ -200,6 +201,16 @@ public final class UtilizationEstimator {
     /** How often {@code auto} switched source. */
     public int switches() {
         return switches;
+    }
+
+    /**
+     * The status a law publishes: this estimator's source, measured and estimated utilization and fitted
+     * coefficients, with the law's name, smoothed utilization and network utilization (NaN if it keeps none),
+     * and its classes.
+     */
+    UtilizationStatus status(String law, double smoothed, double network, List<UtilizationStatus.ClassLevel> classes) {
+        return new UtilizationStatus(law, source() == null ? null : source().key(), measured(), estimated(), smoothed,
+                network, a(), b(), c(), classes);
     }
 
     /** The network utilization of a period: response bytes per second over {@code capacity} (NaN if 0). */

@@ -167,7 +167,7 @@ final class UtilizationLaw implements LevelLaw {
                 double cost = (estimator.a() * served + estimator.b() * finite(cs.bytes())) / served;
                 double[] lc = levelCost[k];
                 int l = (int) m;
-                lc[l] = Double.isFinite(lc[l]) ? COST_WEIGHT * cost + (1 - COST_WEIGHT) * lc[l] : cost;
+                lc[l] = ControlLaws.ewma(lc[l], cost, COST_WEIGHT);
             }
             level[k] = m;
             levelCount[k] = max;
@@ -191,7 +191,7 @@ final class UtilizationLaw implements LevelLaw {
             }
             goal[k] = target - above - below;
             error[k] = goal[k] - demand[k];
-            used[k] = Double.isFinite(used[k]) ? USED_WEIGHT * u[k] + (1 - USED_WEIGHT) * used[k] : u[k];
+            used[k] = ControlLaws.ewma(used[k], u[k], USED_WEIGHT);
             above += used[k];
         }
         double[] out = new double[n];
@@ -415,9 +415,7 @@ final class UtilizationLaw implements LevelLaw {
     }
 
     private void publish(List<UtilizationStatus.ClassLevel> levels) {
-        UtilizationEstimator e = estimator;
-        status = new UtilizationStatus("pi", e.source() == null ? null : e.source().key(), e.measured(),
-                e.estimated(), Double.NaN, Double.NaN, e.a(), e.b(), e.c(), levels);
+        status = estimator.status("pi", Double.NaN, Double.NaN, levels);
     }
 
     private static double finite(double x) {
