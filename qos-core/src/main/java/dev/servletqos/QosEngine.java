@@ -71,6 +71,8 @@ public final class QosEngine {
     private Periodic.Cancellable sweep;
     /** Guarded by {@code this}: where the engine runs its periodic work while started, and the file watch on it. */
     private Periodic periodic;
+    /** Periodic runs that threw (the sweep, the control loop, the policy watch): {@link #periodicFailures()}. */
+    private final java.util.concurrent.atomic.LongAdder periodicFailures = new java.util.concurrent.atomic.LongAdder();
     private Periodic.Cancellable watch;
     private Duration watchEvery;
     /** The policy file {@link #reloadFrom(Supplier, Path)} named, or null; and what it looked like last. */
@@ -276,10 +278,12 @@ public final class QosEngine {
      *
      * @throws IllegalStateException if already started
      */
-    public synchronized void start(Periodic scheduler) {
+    public synchronized void start(Periodic periodic) {
         if (sweep != null) {
             throw new IllegalStateException("the engine is already started");
         }
+        // whatever the adapter's seam does with a task that throws, ours never throw: one Error must not end them
+        Periodic scheduler = Periodic.surviving(periodic, "the engine", periodicFailures);
         try {
             sweep = scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS));
             control.start(scheduler);
@@ -289,6 +293,14 @@ public final class QosEngine {
             stop();
             throw e;
         }
+    }
+
+    /**
+     * Runs of the periodic work (the expiry sweep, the control loop, the policy watch) that threw anything, an
+     * {@link Error} included; each failed run is retried at its next period. The meter {@code qos.periodic.failures}.
+     */
+    public long periodicFailures() {
+        return periodicFailures.sum();
     }
 
     /** Stops the periodic work; requests still waiting are expired by the adapter's own shutdown. Idempotent. */

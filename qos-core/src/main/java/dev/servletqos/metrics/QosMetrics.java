@@ -47,6 +47,7 @@ import java.util.function.ToDoubleFunction;
  *       {@code qos.control.output} (gauges per class: the control loop's last period) and
  *       {@code qos.control.saturated} (counter per class: periods that were saturated);
  *       {@code qos.control.periods} and {@code qos.control.failures} (counters, no class)</li>
+ *   <li>{@code qos.periodic.failures} (counter, no class): runs of the periodic work that threw</li>
  *   <li>{@code qos.control.utilization} (the measured utilization, cpu or occupancy), {@code .estimated} (by
  *       the fitted model {@code a R + b W + c D}), {@code .a}, {@code .b}, {@code .c} (the costs, seconds
  *       per request, per byte, per refusal), {@code .smoothed} and {@code .network} (threshold mode's averages),
@@ -280,6 +281,9 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         meters.add(FunctionCounter.builder("qos.control.failures", engine, e -> status().failures())
                 .description("Control periods whose sample or law failed; the last good settings stayed")
                 .baseUnit("periods").tags(extraTags).register(registry));
+        meters.add(FunctionCounter.builder("qos.periodic.failures", engine, QosEngine::periodicFailures)
+                .description("Runs of the periodic work (expiry sweep, control loop, policy watch) that threw; each "
+                        + "runs again at its next period").baseUnit("runs").tags(extraTags).register(registry));
         for (EngineSnapshot.BucketStats b : engine.snapshot().buckets()) {
             String bucket = b.name();
             Tags tags = extraTags.and("bucket", bucket);
