@@ -24,7 +24,11 @@ import java.util.function.UnaryOperator;
  * and call {@link #enter}; the returned {@link Ticket} says whether to run the request now, park it, or refuse
  * it, and is told when a parked request may run.
  *
- * <p>For each request: (1) a token-bucket rule without a token refuses it, unless it is within its virtual
+ * <p>For each request: (0) a request an exempt rule matches ({@code exempt.<n>.*}) bypasses everything below and
+ * runs at once on a shared ticket ({@link Ticket#exempt()}); a stream ({@code streams.*}: {@code Accept:
+ * text/event-stream}, or a path of {@code streams.paths}) goes through (1) to (3), then runs without a permit and is
+ * never queued, bounded by {@code streams.max-open} ({@link Ticket#stream()}); (1) a token-bucket rule without a
+ * token refuses it, unless it is within its virtual
  * server's guarantee; (2) a request with a valid, unexpired admission cookie belongs to an admitted session and
  * keeps its class; otherwise its credentials (tier cookie, ip rules, rules marked trusted) give the new session
  * its class; (3) the request rules (path, host, header) may lower this one request below its session's class,
@@ -150,6 +154,12 @@ public final class QosEngine {
      */
     public Ticket enter(RequestView request, long nowNanos) {
         Regime r = regime;
+        // first of all: an exempt request (a health probe, the metrics scrape) bypasses QoS, and a stream takes no
+        // permit (below, once its class is known)
+        if (r.front.exempt(request)) {
+            return scheduler.exempt();
+        }
+        boolean stream = r.front.stream(request);
         // a virtual server's requests within its guarantee are never refused for other hosts' load
         VirtualServers.Host host = r.hosts.isEmpty() ? null : r.hosts.of(request.host());
         boolean guaranteed = host != null && VirtualServers.take(host, nowNanos);
@@ -167,6 +177,12 @@ public final class QosEngine {
         // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
         int sessionClass = s == null ? r.classifier.classify(request) : r.resolve(s.generation(), s.classIndex());
         int c = r.classifier.requestClass(request, sessionClass);
+        if (stream) {
+            // full content, no permit, no queue; an admitted session's renewal waits for its next ordinary request,
+            // and a stream of no admitted session is given no admission cookie (it is not a session)
+            return scheduler.enterStream(c, r.generation, nowNanos, r.policy.classes().get(c).content().levels(),
+                    r.front.maxOpenStreams, s == null && sessionClass == r.defaultIndex, host);
+        }
         Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
         int route = settings.control().capacity() == ControlPolicy.Capacity.AUTO

@@ -89,6 +89,12 @@ final class Scheduler {
     private int parked;
     /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
     private double serviceEwmaNanos;
+    /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
+    private final Ticket exemptTicket = Ticket.exempt(this);
+    private final java.util.concurrent.atomic.LongAdder exempted = new java.util.concurrent.atomic.LongAdder();
+    /** Streams open now ({@link #enterStream}), all classes; and of those, of no admitted session. */
+    private int openStreams;
+    private int anonymousStreams;
 
     /** One class's queue, budget, bucket and counters; guarded by the lock. */
     static final class Lane {
@@ -146,6 +152,9 @@ final class Scheduler {
         long sessionLimited;
         long addressLimited;
         long borrowedGrants;
+        /** Streams open now (running without a permit), and streams refused by {@code streams.max-open}. */
+        int streams;
+        long streamsFull;
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
         long waitNanos;
@@ -419,6 +428,80 @@ final class Scheduler {
         return t;
     }
 
+    /**
+     * The ticket of an exempt request ({@code exempt.<n>.*}), counted: one ticket shared by all of them, RUNNING for
+     * good, in no class, holding no permit. Takes no lock and allocates nothing.
+     */
+    Ticket exempt() {
+        exempted.increment();
+        return exemptTicket;
+    }
+
+    /**
+     * Enters a stream ({@code streams.*}) of class {@code classIndex} (of the policy of generation
+     * {@code generation}): RUNNING without a permit and never queued, so that it holds none of max-executing for its
+     * whole life, counted in its class (entered, and completed or declined when it ends) and among the open
+     * streams; or REJECTED (503, {@code streams-full}) when {@code maxOpen} streams are open, or, for a stream of no
+     * admitted session ({@code anonymous}), when half of {@code maxOpen} (rounded up) are such streams already: a
+     * flood of cookie-less streams leaves the other half to the sessions admitted. It meets no session admission
+     * and no per-session or per-address cap.
+     */
+    Ticket enterStream(int classIndex, int generation, long now, int level, int maxOpen, boolean anonymous,
+                       VirtualServers.Host host) {
+        Ticket t = new Ticket(this, now, 0, level);
+        t.host = host;
+        lock.lock();
+        try {
+            Lane lane = lanes[regime.resolve(generation, classIndex)];
+            lowerLevel(t, lane);
+            t.lane = lane;
+            lane.entered++;
+            if (openStreams >= maxOpen || anonymous && anonymousStreams >= (maxOpen + 1) / 2) {
+                lane.streamsFull++;
+                refuseLocked(t, lane, rejections.streamsFull());
+            } else {
+                lane.streams++;
+                openStreams++;
+                if (anonymous) {
+                    anonymousStreams++;
+                    t.anonymousStream = true;
+                }
+                t.stream = true;
+                t.state = State.RUNNING;
+            }
+        } finally {
+            lock.unlock();
+        }
+        return t;
+    }
+
+    /** Ends a RUNNING stream: it leaves the open streams, counted as completed or declined, never timed. */
+    private void finishStream(Ticket t, boolean declined) {
+        lock.lock();
+        try {
+            if (t.state != State.RUNNING) {
+                return;
+            }
+            Lane lane = t.lane.current();
+            t.lane = lane;
+            lane.streams--;
+            openStreams--;
+            if (t.anonymousStream) {
+                anonymousStreams--;
+            }
+            if (declined) {
+                t.state = State.DECLINED;
+                lane.declined++;
+            } else {
+                t.state = State.COMPLETED;
+                lane.completed++;
+                lane.completedByLevel[Math.min(t.level, lane.levels)]++;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, Load load,
                               String address) {
         if (t.guaranteed) {
@@ -550,6 +633,10 @@ final class Scheduler {
      */
     void finish(Ticket t, long bytes, boolean declined) {
         if (t.state != State.RUNNING && t.state != State.PARKED) {
+            return;
+        }
+        if (t.stream) {
+            finishStream(t, declined); // no permit to give back, no service time to measure
             return;
         }
         Lane lane = t.lane;
@@ -842,11 +929,13 @@ final class Scheduler {
         }
         target.queued += gone.queued;
         target.executing += gone.executing;
-        target.entered += gone.queued + gone.executing;
+        target.streams += gone.streams;
+        target.entered += gone.queued + gone.executing + gone.streams;
         gone.head = null;
         gone.tail = null;
         gone.queued = 0;
         gone.executing = 0;
+        gone.streams = 0;
         gone.successor = target;
         if (wasIdle && target.head != null) {
             policy.becameBusy(target);
@@ -1216,12 +1305,13 @@ final class Scheduler {
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
                         l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
                         l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
-                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress));
+                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress, l.streams,
+                        l.streamsFull));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
                     new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(now),
-                    regime.hosts.stats());
+                    regime.hosts.stats(), exempted.sum(), openStreams);
         } finally {
             lock.unlock();
         }

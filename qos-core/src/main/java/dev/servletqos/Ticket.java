@@ -17,7 +17,10 @@ import java.lang.invoke.VarHandle;
  *   <li>{@link State#REJECTED}: answer {@link #rejection()} at once (503 or 429 with {@code Retry-After}).</li>
  * </ul>
  * A parked ticket may also end through {@link #expire()} (the container's own timeout fired) or
- * {@link #cancel()} (the client went away). Every method is safe to call from any thread and more than once:
+ * {@link #cancel()} (the client went away). Two kinds of RUNNING ticket hold no permit: an exempt request's
+ * ({@link #exempt()}: one shared ticket per engine, in no class, whose complete and decline do nothing) and a
+ * stream's ({@link #stream()}: counted in its class and among the open streams until it completes, never timed as
+ * service). Every method is safe to call from any thread and more than once:
  * whatever happens first decides the outcome, and the permit is released exactly once.
  */
 public final class Ticket {
@@ -112,12 +115,50 @@ public final class Ticket {
     VirtualServers.Host host;
     /** Within its virtual server's guarantee: never refused, started before requests that are not. */
     boolean guaranteed;
+    /** An exempt request's shared ticket ({@link Scheduler#exempt()}): RUNNING for good, in no class, no permit. */
+    private final boolean exempt;
+    /**
+     * A stream ({@code streams.*}): runs without a permit, counted among the open streams while RUNNING; and of
+     * those, one of no admitted session ({@link Scheduler#enterStream}). Set under the scheduler's lock at entry.
+     */
+    boolean stream;
+    boolean anonymousStream;
 
     Ticket(Scheduler scheduler, long enteredNanos, int route, int level) {
+        this(scheduler, enteredNanos, route, level, false);
+    }
+
+    private Ticket(Scheduler scheduler, long enteredNanos, int route, int level, boolean exempt) {
         this.scheduler = scheduler;
         this.enteredNanos = enteredNanos;
         this.route = (short) route;
         this.level = (byte) level;
+        this.exempt = exempt;
+    }
+
+    /** The engine's one ticket for exempt requests: RUNNING for good, at full content (level 1 of 1), in no class. */
+    static Ticket exempt(Scheduler scheduler) {
+        Ticket t = new Ticket(scheduler, 0, 0, 1, true);
+        t.state = State.RUNNING;
+        return t;
+    }
+
+    /**
+     * Whether this is an exempt request's ticket ({@code exempt.<n>.*}): the request bypassed QoS. Its state is
+     * RUNNING, it holds no permit, is in no class ({@link #serviceClass()} null) and sets no cookie;
+     * {@link #complete()} and {@link #decline()} do nothing. One ticket is shared by every exempt request.
+     */
+    public boolean exempt() {
+        return exempt;
+    }
+
+    /**
+     * Whether this is a stream's ticket ({@code streams.*}: server-sent events, a path of {@code streams.paths}):
+     * RUNNING without a permit, never queued; its class counts it until {@link #complete()}, and its time is not
+     * service time.
+     */
+    public boolean stream() {
+        return stream;
     }
 
     /** The current state; see the class documentation. */
@@ -163,7 +204,7 @@ public final class Ticket {
     /** The number of content levels of this request's class ({@code class.<name>.levels}): full content's level. */
     public int levels() {
         Scheduler.Lane l = lane;
-        return l == null ? 0 : l.levels;
+        return l == null ? (exempt ? 1 : 0) : l.levels;
     }
 
     /**
@@ -207,6 +248,10 @@ public final class Ticket {
      * at once on this thread.
      */
     public void await(Listener l) {
+        if (exempt) {
+            l.granted(this); // never parked; the shared ticket keeps no listener
+            return;
+        }
         this.listener = l;
         notifyListener();
     }
@@ -216,7 +261,9 @@ public final class Ticket {
      * and hands it to the next waiting request. A PARKED ticket becomes CANCELLED. Ended tickets: no-op.
      */
     public void complete() {
-        scheduler.finish(this, -1, false);
+        if (!exempt) {
+            scheduler.finish(this, -1, false);
+        }
     }
 
     /**
@@ -224,7 +271,9 @@ public final class Ticket {
      * control loop); a negative size means unknown.
      */
     public void complete(long responseBytes) {
-        scheduler.finish(this, responseBytes, false);
+        if (!exempt) {
+            scheduler.finish(this, responseBytes, false);
+        }
     }
 
     /**
@@ -234,7 +283,9 @@ public final class Ticket {
      * ended tickets: no-op.
      */
     public void decline() {
-        scheduler.finish(this, -1, true);
+        if (!exempt) {
+            scheduler.finish(this, -1, true);
+        }
     }
 
     /**

@@ -1,0 +1,302 @@
+package dev.servletqos;
+
+import static dev.servletqos.Engines.cookieValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.servletqos.Ticket.State;
+import dev.servletqos.metrics.QosMetrics;
+import dev.servletqos.policy.PolicyException;
+import dev.servletqos.policy.QosPolicy;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 22: probes and operations paths exempt from QoS by policy rules ({@code exempt.<n>.*}), and long-lived
+ * requests (server-sent events, {@code streams.paths}) that hold no permit and are never timed as service.
+ */
+class ExemptAndStreamsTest {
+
+    private static final String BASE = """
+            classes = basic
+            max-executing = 1
+            class.basic.max-queue = 1
+            tier-cookie.secret = exempt-test-secret-0123456789
+            """;
+    private static final String PROBES = BASE + """
+            exempt.1.paths = /health, /metrics
+            exempt.1.methods = GET, HEAD
+            exempt.2.paths = /qos/**
+            exempt.2.addresses = 10.0.0.0/8
+            """;
+
+    private final FakeClock clock = new FakeClock();
+
+    private Ticket enter(QosEngine engine, TestRequest r) {
+        return engine.enter(r, clock.nanoTime());
+    }
+
+    private static TestRequest events(String path) {
+        return TestRequest.get(path).header("Accept", "text/event-stream");
+    }
+
+    private static void assertReconciles(QosEngine engine) {
+        for (ClassStats c : engine.snapshot().classes()) {
+            assertTrue(c.reconciles(), c.toString());
+        }
+    }
+
+    @Test
+    void anExemptRequestRunsAtOnceWithEveryPermitBusyAndTheQueueFullAndIsCountedApart() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(PROBES), clock);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new QosMetrics(engine, Tags.empty(), 0).bindTo(registry);
+        Ticket running = enter(engine, TestRequest.get("/"));
+        Ticket waiting = enter(engine, TestRequest.get("/"));
+        Ticket full = enter(engine, TestRequest.get("/"));
+        assertEquals(State.RUNNING, running.state());
+        assertEquals(State.PARKED, waiting.state());
+        assertEquals(Rejection.Reason.QUEUE_FULL, full.rejection().reason());
+
+        List<Ticket> probes = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            Ticket probe = enter(engine, TestRequest.get(i % 2 == 0 ? "/health" : "/metrics")
+                    .method(i % 3 == 0 ? "HEAD" : "GET"));
+            assertEquals(State.RUNNING, probe.state(), "probe " + i);
+            assertTrue(probe.exempt());
+            assertNull(probe.setCookieHeader(), "no admission cookie for an exempt request");
+            assertNull(probe.serviceClass(), "in no class");
+            assertEquals(1, probe.level());
+            assertEquals(1, probe.levels(), "full content");
+            assertNull(engine.contentPath(probe, TestRequest.get("/health")));
+            probes.add(probe);
+        }
+        assertSame(probes.get(0), probes.get(99), "one shared ticket: nothing allocated");
+        Ticket fromOps = enter(engine, TestRequest.get("/qos/status").from("10.1.2.3"));
+        assertTrue(fromOps.exempt(), "every part of rule 2 matches");
+        probes.forEach(Ticket::complete);
+        probes.get(0).decline();
+        assertEquals(State.RUNNING, fromOps.state(), "complete and decline change nothing of the shared ticket");
+
+        // a rule matches only when every part it gives matches
+        Ticket post = enter(engine, TestRequest.get("/health").method("POST"));
+        assertEquals(Rejection.Reason.QUEUE_FULL, post.rejection().reason(), "POST is not a method of rule 1");
+        Ticket outsider = enter(engine, TestRequest.get("/qos/status").from("192.0.2.7"));
+        assertEquals(Rejection.Reason.QUEUE_FULL, outsider.rejection().reason(), "not an address of rule 2");
+
+        EngineSnapshot s = engine.snapshot();
+        assertEquals(101, s.exempt());
+        ClassStats basic = s.get("basic");
+        assertEquals(5, basic.entered(), "exempt requests are in no class");
+        assertEquals(0, basic.completed());
+        assertEquals(1, s.executing(), "exempt requests hold no permit");
+        assertEquals(1, s.queued());
+        assertEquals(101, registry.get("qos.exempt").functionCounter().count());
+        assertReconciles(engine);
+        running.complete();
+        assertEquals(State.RUNNING, waiting.state(), "the queue moves as before");
+    }
+
+    @Test
+    void theDefaultPolicyExemptsNothingAndStreamsServerSentEvents() {
+        QosPolicy policy = ClassEscalationTest.parse(BASE);
+        assertEquals(List.of(), policy.exempt());
+        assertTrue(policy.streamsEventStream());
+        assertEquals(List.of(), policy.streamsPaths());
+        assertEquals(QosPolicy.DEFAULT_STREAMS_MAX_OPEN, policy.streamsMaxOpen());
+        QosEngine engine = QosEngine.create(policy, clock);
+        Ticket running = enter(engine, TestRequest.get("/"));
+        Ticket health = enter(engine, TestRequest.get("/health"));
+        assertFalse(health.exempt());
+        assertEquals(State.PARKED, health.state(), "without an exempt rule a probe waits like any request");
+        assertEquals(0, engine.snapshot().exempt());
+        health.cancel();
+        running.complete();
+        assertReconciles(engine);
+    }
+
+    @Test
+    void twoHundredStreamsTakeNoPermitDelayNobodyAndAreNeverTimedAsService() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse("""
+                classes = basic
+                max-executing = 4
+                tier-cookie.secret = exempt-test-secret-0123456789
+                """), clock);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new QosMetrics(engine, Tags.empty(), 0).bindTo(registry);
+        List<Ticket> streams = new ArrayList<>();
+        List<String> sessions = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            Ticket page = enter(engine, TestRequest.get("/page"));
+            sessions.add(cookieValue(page.setCookieHeader()));
+            page.complete();
+        }
+        long table = engine.snapshot().sessions().tableSize();
+        for (int i = 0; i < 200; i++) {
+            // half of them of admitted sessions, half without a cookie (a client that never loaded a page)
+            TestRequest r = events("/events");
+            if (i % 2 == 0) {
+                r.cookie("QOSSESSION", sessions.get(i / 2));
+            }
+            Ticket t = enter(engine, r);
+            assertEquals(State.RUNNING, t.state(), "stream " + i);
+            assertTrue(t.stream());
+            assertEquals("basic", t.serviceClass());
+            assertNull(t.setCookieHeader(), "a stream is given no admission cookie");
+            streams.add(t);
+        }
+        assertEquals(table, engine.snapshot().sessions().tableSize(), "a cookie-less stream is no session");
+        assertEquals(200, registry.get("qos.streams.open").gauge().value());
+
+        // every other request still runs at once, on all four permits, and waits only for them
+        for (int round = 0; round < 10; round++) {
+            List<Ticket> ordinary = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                Ticket t = enter(engine, TestRequest.get("/page").cookie("QOSSESSION", sessions.get(i)));
+                assertEquals(State.RUNNING, t.state(), "round " + round + ", request " + i);
+                ordinary.add(t);
+            }
+            Ticket fifth = enter(engine, TestRequest.get("/page"));
+            assertEquals(State.PARKED, fifth.state(), "the four permits are the ordinary requests'");
+            clock.advance(Duration.ofMillis(10));
+            ordinary.forEach(Ticket::complete);
+            assertEquals(State.RUNNING, fifth.state());
+            clock.advance(Duration.ofMillis(10));
+            fifth.complete();
+        }
+        EngineSnapshot open = engine.snapshot();
+        assertEquals(200, open.streams());
+        assertEquals(200, open.get("basic").streams());
+        assertEquals(0, open.executing());
+        assertReconciles(engine);
+
+        clock.advance(Duration.ofMinutes(10)); // the streams were open for ten minutes
+        streams.subList(0, 199).forEach(Ticket::complete);
+        streams.get(199).decline();
+        EngineSnapshot s = engine.snapshot();
+        ClassStats basic = s.get("basic");
+        assertEquals(0, s.streams());
+        assertEquals(100 + 200 + 50 - 1, basic.completed());
+        assertEquals(1, basic.declined());
+        assertTrue(basic.serviceTimed() > 0, String.valueOf(basic));
+        assertTrue(basic.serviceNanos() <= basic.serviceTimed() * Duration.ofMillis(20).toNanos(),
+                "no stream's ten minutes in the service times: " + basic);
+        long routeNanos = 0;
+        for (long n : s.routes().nanos()) {
+            routeNanos += n;
+        }
+        assertTrue(routeNanos < Duration.ofSeconds(1).toNanos(), "nor in the routes' service times");
+        assertEquals(0, registry.get("qos.streams.open").gauge().value());
+        assertReconciles(engine);
+    }
+
+    @Test
+    void streamsBeyondMaxOpenAreRefused503AndCookieLessOnesTakeAtMostHalf() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(BASE + "streams.max-open = 4\n"), clock);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new QosMetrics(engine, Tags.empty(), 0).bindTo(registry);
+        Ticket page = enter(engine, TestRequest.get("/"));
+        String session = cookieValue(page.setCookieHeader());
+        page.complete();
+
+        List<Ticket> open = new ArrayList<>();
+        open.add(enter(engine, events("/a")));
+        open.add(enter(engine, events("/b")));
+        Ticket third = enter(engine, events("/c"));
+        assertEquals(State.REJECTED, third.state(), "cookie-less streams take at most half of streams.max-open");
+        for (int i = 0; i < 2; i++) {
+            Ticket t = enter(engine, events("/mine").cookie("QOSSESSION", session));
+            assertEquals(State.RUNNING, t.state(), "an admitted session's stream " + i);
+            open.add(t);
+        }
+        Ticket over = enter(engine, events("/mine").cookie("QOSSESSION", session));
+        assertEquals(State.REJECTED, over.state());
+        Rejection r = over.rejection();
+        assertEquals(503, r.status());
+        assertEquals(Rejection.Reason.STREAMS_FULL, r.reason());
+        assertTrue(r.retryAfterSeconds() > 0);
+        assertEquals(2, engine.snapshot().get("basic").streamsFull());
+        assertEquals(2, registry.get("qos.rejections").tags("qos.class", "basic", "reason", "streams-full")
+                .functionCounter().count());
+
+        open.get(3).complete();
+        assertEquals(State.RUNNING, enter(engine, events("/mine").cookie("QOSSESSION", session)).state(),
+                "a closed stream makes room");
+        assertEquals(State.RUNNING, enter(engine, TestRequest.get("/")).state(), "ordinary requests never wait "
+                + "for streams");
+        assertReconciles(engine);
+    }
+
+    @Test
+    void streamPathsAndTheSwitches() {
+        QosEngine paths = QosEngine.create(ClassEscalationTest.parse(BASE
+                + "streams.paths = /download/**, /poll\nstreams.event-stream = false\n"), clock);
+        Ticket running = enter(paths, TestRequest.get("/"));
+        assertTrue(enter(paths, TestRequest.get("/download/big.iso")).stream());
+        assertTrue(enter(paths, TestRequest.get("/poll")).stream());
+        Ticket sse = enter(paths, events("/events"));
+        assertFalse(sse.stream(), "streams.event-stream = false");
+        assertEquals(State.PARKED, sse.state());
+        sse.cancel();
+        running.complete();
+
+        QosEngine off = QosEngine.create(ClassEscalationTest.parse(BASE + "streams.max-open = 0\n"
+                + "streams.paths = /download/**\n"), clock);
+        Ticket first = enter(off, events("/events"));
+        assertFalse(first.stream(), "streams.max-open = 0: no stream pool, a stream is an ordinary request");
+        assertEquals(State.RUNNING, first.state());
+        assertEquals(State.PARKED, enter(off, TestRequest.get("/download/x")).state());
+    }
+
+    @Test
+    void aReloadThatRemovesAStreamsClassMovesItsOpenStreams() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse("""
+                classes = premium, basic
+                max-executing = 4
+                tier-cookie.secret = exempt-test-secret-0123456789
+                rule.1.type = ip
+                rule.1.value = 192.0.2.0/24
+                rule.1.class = premium
+                """), clock);
+        Ticket stream = enter(engine, events("/events").from("192.0.2.9"));
+        assertEquals("premium", stream.serviceClass());
+        engine.reload(ClassEscalationTest.parse("""
+                classes = basic
+                max-executing = 4
+                tier-cookie.secret = exempt-test-secret-0123456789
+                """));
+        assertEquals(1, engine.snapshot().get("basic").streams());
+        assertReconciles(engine);
+        stream.complete();
+        assertEquals(0, engine.snapshot().streams());
+        assertEquals(1, engine.snapshot().get("basic").completed());
+        assertReconciles(engine);
+    }
+
+    @Test
+    void badExemptAndStreamValuesFailAtStartNamingTheKeyAndTheValue() {
+        assertFails("exempt.3.paths = health", BASE + "exempt.3.paths = health\n");
+        assertFails("exempt.1.methods = GET, G T", BASE + "exempt.1.methods = GET, G T\n");
+        assertFails("exempt.1.addresses = 10.0.0.300", BASE + "exempt.1.addresses = 10.0.0.300\n");
+        assertFails("exempt.2.paths = (unset)", BASE + "exempt.2.paths =\n");
+        assertFails("exempt.1.path = /health", BASE + "exempt.1.path = /health\n");
+        assertFails("exempt.01.paths = /health", BASE + "exempt.01.paths = /health\n");
+        assertFails("streams.max-open = -1", BASE + "streams.max-open = -1\n");
+        assertFails("streams.max-open = 1000001", BASE + "streams.max-open = 1000001\n");
+        assertFails("streams.paths = events", BASE + "streams.paths = events\n");
+        assertFails("streams.event-stream = yes", BASE + "streams.event-stream = yes\n");
+    }
+
+    private static void assertFails(String expected, String policy) {
+        PolicyException e = assertThrows(PolicyException.class, () -> ClassEscalationTest.parse(policy));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+}
