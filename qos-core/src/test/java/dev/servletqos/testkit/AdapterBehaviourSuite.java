@@ -938,6 +938,68 @@ public abstract class AdapterBehaviourSuite {
         assertEquals(3, basic.completedAtLevel(1), "all three served at level 1: " + basic);
     }
 
+    @Test
+    protected void anExemptProbeIsAnsweredAtOnceWhileEveryPermitIsHeldAndOthersWait() throws Exception {
+        start("max-executing = 2\nclass.premium.reserve = 0\nexempt.1.paths = /health\nexempt.1.methods = GET, HEAD\n");
+        List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            slow.add(send(request("/work?ms=3000").build()));
+        }
+        awaitState("two running, one waiting", Duration.ofSeconds(10),
+                () -> server.snapshot().executing() == 2 && server.snapshot().queued() == 1);
+        long started = System.nanoTime();
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> probe = get(request("/health"));
+            assertEquals(200, probe.statusCode());
+            assertEquals("healthy null", probe.body(), "an exempt request is in no class");
+            assertTrue(probe.headers().allValues("Set-Cookie").isEmpty(), "nor is it given an admission cookie: "
+                    + probe.headers().map());
+        }
+        long tookMillis = (System.nanoTime() - started) / 1_000_000;
+        EngineSnapshot s = server.snapshot();
+        assertEquals(2, s.executing(), "the probes waited for no permit");
+        assertEquals(1, s.queued(), "and for nobody in the queue: " + tookMillis + " ms for five");
+        assertEquals(5, s.exempt());
+        assertEquals(3, s.get("basic").entered(), "exempt requests are counted apart, in no class");
+        for (CompletableFuture<HttpResponse<String>> f : slow) {
+            assertEquals(200, f.get().statusCode());
+        }
+        assertFalse(server.startedOrder().contains("null"));
+    }
+
+    @Test
+    protected void openEventStreamsHoldNoPermitAndOrdinaryRequestsAreStillServed() throws Exception {
+        start("max-executing = 2\nclass.premium.reserve = 0\n");
+        List<CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            streams.add(send(request(TestApp.EVENTS + "?ms=5000").header("Accept", "text/event-stream").build()));
+        }
+        awaitState("50 streams open", Duration.ofSeconds(20), () -> server.snapshot().streams() == 50);
+        assertEquals(0, server.snapshot().executing(), "streams hold no permit");
+        for (int i = 0; i < 10; i++) {
+            HttpResponse<String> r = get(request("/work?ms=10"));
+            assertEquals(200, r.statusCode());
+            assertEquals("ok basic", r.body());
+        }
+        EngineSnapshot open = server.snapshot();
+        assertEquals(50, open.streams(), "the streams stay open meanwhile");
+        assertEquals(50, open.get("basic").streams());
+        assertEquals(0, open.queued(), "nobody waited behind the streams");
+        for (CompletableFuture<HttpResponse<String>> f : streams) {
+            HttpResponse<String> r = f.get(60, TimeUnit.SECONDS);
+            assertEquals(200, r.statusCode());
+            assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"),
+                    r.headers().map().toString());
+            assertEquals("data: open\n\ndata: bye\n\n", r.body());
+            assertTrue(r.headers().allValues("Set-Cookie").isEmpty(), "a cookie-less stream starts no session");
+        }
+        awaitIdle();
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(60, basic.completed(), String.valueOf(basic));
+        assertTrue(basic.serviceNanos() < Duration.ofSeconds(1).toNanos() * Math.max(1, basic.serviceTimed()),
+                "the streams' five seconds are no service time: " + basic);
+    }
+
     /** Sets basic's fractional content level through the engine's settings seam, as the controller does. */
     protected void setBasicLevel(double m) {
         QosEngine e = server.engine();
@@ -1003,7 +1065,7 @@ public abstract class AdapterBehaviourSuite {
     protected void awaitIdle() {
         awaitState("executing and queued back to zero", Duration.ofSeconds(20), () -> {
             EngineSnapshot s = server.snapshot();
-            return s.executing() == 0 && s.queued() == 0;
+            return s.executing() == 0 && s.queued() == 0 && s.streams() == 0;
         });
     }
 
