@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.Ticket.State;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ExemptRule;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.QosPolicy.Scheduling;
 import dev.servletqos.policy.Rule;
@@ -78,9 +79,13 @@ class InvariantFuzzTest {
                     .withSessionRate(random.nextBoolean() ? 0 : 5 + random.nextInt(50)));
             b.addRule(Rule.header(name, "X-Tier", name).asTrusted());
         }
-        QosPolicy policy = b.build();
+        // exempt probes and streams (issue 22) from a generator of their own, so that each seed's other steps stay
+        // as they were: every fifth request is a stream, every twentieth a probe
+        Random front = new Random(~seed);
+        QosPolicy policy = b.addExempt(ExemptRule.onPaths("/health")).streamsMaxOpen(1 + front.nextInt(20)).build();
         QosEngine engine = QosEngine.create(policy, clock);
         Model model = new Model(engine, policy);
+        long probes = 0;
 
         for (int step = 0; step < 3_000; step++) {
             int op = random.nextInt(100);
@@ -94,7 +99,19 @@ class InvariantFuzzTest {
                 if (session != null) {
                     r.cookie("QOSSESSION", session);
                 }
-                model.entered(engine.enter(r, clock.nanoTime()));
+                int kind = front.nextInt(20);
+                if (kind == 0) {
+                    Ticket probe = engine.enter(TestRequest.get("/health").header("X-Tier", c), clock.nanoTime());
+                    assertTrue(probe.exempt() && probe.state() == State.RUNNING, probe.toString());
+                    probe.complete();
+                    probes++;
+                    assertEquals(probes, engine.snapshot().exempt());
+                } else {
+                    if (kind < 5) {
+                        r.header("Accept", "text/event-stream");
+                    }
+                    model.entered(engine.enter(r, clock.nanoTime()));
+                }
             } else if (op < 70) {
                 model.completeOne(random);
             } else if (op < 78) {
@@ -125,6 +142,8 @@ class InvariantFuzzTest {
         EngineSnapshot s = engine.snapshot();
         assertEquals(0, s.executing(), "no permit left: " + s);
         assertEquals(0, s.queued(), "no ticket left: " + s);
+        assertEquals(0, s.streams(), "no stream left: " + s);
+        assertTrue(probes > 0 && s.classes().stream().mapToLong(ClassStats::completed).sum() > 0, "the run had probes");
         for (ClassStats c : s.classes()) {
             assertEquals(c.entered(), c.completed() + c.declined() + c.rejected() + c.expired() + c.cancelled(),
                     c.toString());
@@ -170,6 +189,7 @@ class InvariantFuzzTest {
                 assertEquals(503, t.rejection().status(), "refusals are 503 here");
                 return;
             }
+            assertTrue(t.state() == State.RUNNING || !t.stream(), "a stream never waits: " + t);
             live.add(t);
             if (t.state() == State.PARKED) {
                 awaiting.add(t);
@@ -266,10 +286,13 @@ class InvariantFuzzTest {
             int n = entered.length;
             int[] running = new int[n];
             int[] parked = new int[n];
+            int[] streams = new int[n];
             live.removeIf(t -> t.state() != State.RUNNING && t.state() != State.PARKED);
             for (Ticket t : live) {
                 int k = policy.classIndex(t.serviceClass());
-                if (t.state() == State.RUNNING) {
+                if (t.stream()) {
+                    streams[k]++;
+                } else if (t.state() == State.RUNNING) {
                     running[k]++;
                 } else {
                     parked[k]++;
@@ -287,7 +310,9 @@ class InvariantFuzzTest {
                 assertEquals(entered[k], c.entered(), where + ": entered of " + c.name());
                 assertEquals(running[k], c.executing(), where + ": executing of " + c.name());
                 assertEquals(parked[k], c.queued(), where + ": queued of " + c.name());
+                assertEquals(streams[k], c.streams(), where + ": streams of " + c.name());
             }
+            assertTrue(s.streams() <= policy.streamsMaxOpen(), where + ": " + s.streams() + " streams open");
         }
 
         void endEverything(FakeClock clock) {
