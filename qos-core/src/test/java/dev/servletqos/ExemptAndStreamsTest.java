@@ -282,6 +282,24 @@ class ExemptAndStreamsTest {
     }
 
     @Test
+    void aReloadedPolicyBringsItsExemptRulesAndStreamSettings() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(BASE), clock);
+        Ticket running = enter(engine, TestRequest.get("/"));
+        Ticket probe = enter(engine, TestRequest.get("/health"));
+        assertEquals(State.PARKED, probe.state());
+        QosPolicy next = ClassEscalationTest.parse(PROBES + "streams.max-open = 1\n");
+        assertEquals(next, next.toBuilder().build(), "toBuilder keeps the exempt rules and stream settings");
+        engine.reload(next);
+        assertTrue(enter(engine, TestRequest.get("/health")).exempt());
+        assertEquals(State.RUNNING, enter(engine, events("/events")).state());
+        assertEquals(Rejection.Reason.STREAMS_FULL, enter(engine, events("/events")).rejection().reason(),
+                "the reloaded streams.max-open");
+        probe.cancel();
+        running.complete();
+        assertReconciles(engine);
+    }
+
+    @Test
     void badExemptAndStreamValuesFailAtStartNamingTheKeyAndTheValue() {
         assertFails("exempt.3.paths = health", BASE + "exempt.3.paths = health\n");
         assertFails("exempt.1.methods = GET, G T", BASE + "exempt.1.methods = GET, G T\n");
