@@ -49,7 +49,8 @@ package dev.servletqos;
  * @param sessionsRefusedAddress new sessions refused because their client address had started
  *                              {@code admission.max-new-sessions-per-address} a second already (counted in
  *                              {@code rejected}, not in the other refusals)
- * @param streams               streams ({@code streams.*}) open now: running without a permit, not in
+ * @param streams               streams ({@code streams.*}) open now: detached once their application went
+ *                              asynchronous ({@link Ticket#detach()}), running without a permit, not in
  *                              {@code executing}
  * @param streamsFull           of the rejected, streams refused because {@code streams.max-open} were open
  */

@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * What the engine decides first about a request, before anything else reads it: whether an exempt rule
  * ({@code exempt.<n>.*}) matches it, so that it bypasses QoS entirely, and whether it is a stream
- * ({@code streams.*}: {@code Accept: text/event-stream}, or a path of {@code streams.paths}), which takes no permit.
+ * ({@code streams.*}: {@code Accept: text/event-stream}, or a path of {@code streams.paths}): a stream candidate,
+ * which gives its permit back once its application went asynchronous ({@link Ticket#detach()}).
  * One per policy ({@link Regime}). Immutable and thread-safe; matching allocates nothing and never throws for
  * anything a request carries.
  */
@@ -73,7 +74,7 @@ final class FrontDoor {
     }
 
     /**
-     * Whether the request is a stream: its {@code Accept} header names {@code text/event-stream} (with
+     * Whether the request is a stream candidate: its {@code Accept} header names {@code text/event-stream} (with
      * {@code streams.event-stream}), or its path is one of {@code streams.paths}. Never with {@code streams.max-open
      * = 0}.
      */

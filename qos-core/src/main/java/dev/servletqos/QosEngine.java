@@ -25,9 +25,11 @@ import java.util.function.UnaryOperator;
  * it, and is told when a parked request may run.
  *
  * <p>For each request: (0) a request an exempt rule matches ({@code exempt.<n>.*}) bypasses everything below and
- * runs at once on a shared ticket ({@link Ticket#exempt()}); a stream ({@code streams.*}: {@code Accept:
- * text/event-stream}, or a path of {@code streams.paths}) goes through (1) to (3), then runs without a permit and is
- * never queued, bounded by {@code streams.max-open} ({@link Ticket#stream()}); (1) a token-bucket rule without a
+ * runs at once on a shared ticket ({@link Ticket#exempt()}); a stream candidate ({@code streams.*}: {@code Accept:
+ * text/event-stream}, or a path of {@code streams.paths}) goes through (1) to (6) like any request, except that it
+ * is refused before its session's admission while {@code streams.max-open} streams are open, and gives its permit
+ * back only when the adapter tells its ticket that the application went asynchronous ({@link Ticket#detach()});
+ * (1) a token-bucket rule without a
  * token refuses it, unless it is within its virtual
  * server's guarantee; (2) a request with a valid, unexpired admission cookie belongs to an admitted session and
  * keeps its class; otherwise its credentials (tier cookie, ip rules, rules marked trusted) give the new session
@@ -154,8 +156,8 @@ public final class QosEngine {
      */
     public Ticket enter(RequestView request, long nowNanos) {
         Regime r = regime;
-        // first of all: an exempt request (a health probe, the metrics scrape) bypasses QoS, and a stream takes no
-        // permit (below, once its class is known)
+        // first of all: an exempt request (a health probe, the metrics scrape) bypasses QoS; a stream candidate
+        // enters like any request, and gives its permit back only once its application went asynchronous (detach)
         if (r.front.exempt(request)) {
             return scheduler.exempt();
         }
@@ -177,12 +179,6 @@ public final class QosEngine {
         // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
         int sessionClass = s == null ? r.classifier.classify(request) : r.resolve(s.generation(), s.classIndex());
         int c = r.classifier.requestClass(request, sessionClass);
-        if (stream) {
-            // full content, no permit, no queue; an admitted session's renewal waits for its next ordinary request,
-            // and a stream of no admitted session is given no admission cookie (it is not a session)
-            return scheduler.enterStream(c, r.generation, nowNanos, r.policy.classes().get(c).content().levels(),
-                    r.front.maxOpenStreams, s == null && sessionClass == r.defaultIndex, host);
-        }
         Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
         int route = settings.control().capacity() == ControlPolicy.Capacity.AUTO
@@ -202,7 +198,9 @@ public final class QosEngine {
         Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
         Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
                 r.policy.maxQueuedPerAddress() > 0 || s == null && r.policy.maxNewSessionsPerAddress() > 0
-                        ? request.remoteAddress() : null, host, guaranteed);
+                        ? request.remoteAddress() : null, host, guaranteed,
+                !stream ? Scheduler.NO_STREAM
+                        : s == null && sessionClass == r.defaultIndex ? Scheduler.ANONYMOUS_STREAM : Scheduler.STREAM);
         if (t.state != Ticket.State.REJECTED) {
             t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t, r)
                     : sessions.admitNew(r, sessionClass, newId, load));

@@ -92,7 +92,7 @@ final class Scheduler {
     /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
     private final Ticket exemptTicket = Ticket.exempt(this);
     private final java.util.concurrent.atomic.LongAdder exempted = new java.util.concurrent.atomic.LongAdder();
-    /** Streams open now ({@link #enterStream}), all classes; and of those, of no admitted session. */
+    /** Streams open now ({@link #detach}), all classes; and of those, of no admitted session. */
     private int openStreams;
     private int anonymousStreams;
 
@@ -405,9 +405,31 @@ final class Scheduler {
      */
     Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
                  Load load, String address, VirtualServers.Host host, boolean guaranteed) {
+        return enter(classIndex, sessionClass, generation, now, route, newSession, level, load, address, host,
+                guaranteed, NO_STREAM);
+    }
+
+    /** {@link #enter}: not a stream candidate. */
+    static final int NO_STREAM = 0;
+    /** {@link #enter}: a stream candidate of an admitted session. */
+    static final int STREAM = 1;
+    /** {@link #enter}: a stream candidate of no admitted session (counted in the anonymous half). */
+    static final int ANONYMOUS_STREAM = 2;
+
+    /**
+     * {@link #enter}, for a request that may be a stream candidate ({@code stream}: {@link #NO_STREAM},
+     * {@link #STREAM} or {@link #ANONYMOUS_STREAM}): a candidate that finds the stream pool full
+     * ({@link #streamsFullLocked}) is refused 503 ({@code streams-full}) before anything else, its session's
+     * admission included; any other is entered as any request, and may become an open stream later
+     * ({@link #detach}).
+     */
+    Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
+                 Load load, String address, VirtualServers.Host host, boolean guaranteed, int stream) {
         Ticket t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
+        t.candidate = stream != NO_STREAM;
+        t.anonymousStream = stream == ANONYMOUS_STREAM;
         Ticket ready = null;
         lock.lock();
         try {
@@ -419,7 +441,12 @@ final class Scheduler {
             t.lane = lane;
             lane.entered++;
             ready = expireOverdueLocked(now, null);
-            decideLocked(t, lane, sessionLane, now, newSession, load, address);
+            if (t.candidate && streamsFullLocked(t.anonymousStream)) {
+                lane.streamsFull++;
+                refuseLocked(t, lane, rejections.streamsFull());
+            } else {
+                decideLocked(t, lane, sessionLane, now, newSession, load, address);
+            }
         } finally {
             lock.unlock();
         }
@@ -438,67 +465,68 @@ final class Scheduler {
     }
 
     /**
-     * Enters a stream ({@code streams.*}) of class {@code classIndex} (of the policy of generation
-     * {@code generation}): RUNNING without a permit and never queued, so that it holds none of max-executing for its
-     * whole life, counted in its class (entered, and completed or declined when it ends) and among the open
-     * streams; or REJECTED (503, {@code streams-full}) when {@code maxOpen} streams are open, or, for a stream of no
-     * admitted session ({@code anonymous}), when half of {@code maxOpen} (rounded up) are such streams already: a
-     * flood of cookie-less streams leaves the other half to the sessions admitted. It meets no session admission
-     * and no per-session or per-address cap.
+     * Makes RUNNING stream candidate {@code t} an open stream ({@link Ticket#detach()}): its permit is given back
+     * and the waiting requests dispatched, as any release does, but the request is not ended and its time so far is
+     * not timed as service (a stream's life is not the cost of a page, and it must not skew the capacity law's
+     * baseline); its session no longer counts it for {@code admission.max-per-session}. It then counts among its
+     * class's open streams until it ends ({@link #finish}). Refused (false, the permit kept) when the ticket is not
+     * RUNNING or is a stream already, or when {@code streams.max-open} streams of the policy in force are open, or,
+     * for a stream of no admitted session, half of them (rounded up): the bound holds also for candidates that
+     * passed the check at entry at the same time.
      */
-    Ticket enterStream(int classIndex, int generation, long now, int level, int maxOpen, boolean anonymous,
-                       VirtualServers.Host host) {
-        Ticket t = new Ticket(this, now, 0, level);
-        t.host = host;
-        lock.lock();
-        try {
-            Lane lane = lanes[regime.resolve(generation, classIndex)];
-            lowerLevel(t, lane);
-            t.lane = lane;
-            lane.entered++;
-            if (openStreams >= maxOpen || anonymous && anonymousStreams >= (maxOpen + 1) / 2) {
-                lane.streamsFull++;
-                refuseLocked(t, lane, rejections.streamsFull());
-            } else {
-                lane.streams++;
-                openStreams++;
-                if (anonymous) {
-                    anonymousStreams++;
-                    t.anonymousStream = true;
-                }
-                t.stream = true;
-                t.state = State.RUNNING;
-            }
-        } finally {
-            lock.unlock();
+    boolean detach(Ticket t) {
+        if (t.state != State.RUNNING || t.stream) {
+            return false;
         }
-        return t;
-    }
-
-    /** Ends a RUNNING stream: it leaves the open streams, counted as completed or declined, never timed. */
-    private void finishStream(Ticket t, boolean declined) {
+        long now = clock.nanoTime();
+        Ticket ready;
         lock.lock();
         try {
-            if (t.state != State.RUNNING) {
-                return;
+            if (t.state != State.RUNNING || t.stream || streamsFullLocked(t.anonymousStream)) {
+                return false;
             }
             Lane lane = t.lane.current();
             t.lane = lane;
-            lane.streams--;
-            openStreams--;
+            endedLocked(t, true);
+            releaseLocked(lane);
+            lane.streams++;
+            openStreams++;
             if (t.anonymousStream) {
-                anonymousStreams--;
+                anonymousStreams++;
             }
-            if (declined) {
-                t.state = State.DECLINED;
-                lane.declined++;
-            } else {
-                t.state = State.COMPLETED;
-                lane.completed++;
-                lane.completedByLevel[Math.min(t.level, lane.levels)]++;
-            }
+            t.stream = true;
+            ready = dispatchLocked(null, now);
         } finally {
             lock.unlock();
+        }
+        notifyAll(ready);
+        return true;
+    }
+
+    /**
+     * Whether a stream (of no admitted session: {@code anonymous}) finds the pool full: {@code streams.max-open} of
+     * the policy in force open, or for an anonymous one, half of them (rounded up) anonymous, so that a flood of
+     * cookie-less streams leaves the other half to the sessions admitted. Under the lock.
+     */
+    private boolean streamsFullLocked(boolean anonymous) {
+        int maxOpen = regime.front.maxOpenStreams;
+        return openStreams >= maxOpen || anonymous && anonymousStreams >= (maxOpen + 1) / 2;
+    }
+
+    /** Ends open stream {@code t} (RUNNING): it leaves the open streams, completed or declined, never timed. */
+    private void endStreamLocked(Ticket t, Lane lane, boolean declined) {
+        lane.streams--;
+        openStreams--;
+        if (t.anonymousStream) {
+            anonymousStreams--;
+        }
+        if (declined) {
+            t.state = State.DECLINED;
+            lane.declined++;
+        } else {
+            t.state = State.COMPLETED;
+            lane.completed++;
+            lane.completedByLevel[Math.min(t.level, lane.levels)]++;
         }
     }
 
@@ -635,10 +663,6 @@ final class Scheduler {
         if (t.state != State.RUNNING && t.state != State.PARKED) {
             return;
         }
-        if (t.stream) {
-            finishStream(t, declined); // no permit to give back, no service time to measure
-            return;
-        }
         Lane lane = t.lane;
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
         long now = parked > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0) ? clock.nanoTime()
@@ -653,6 +677,12 @@ final class Scheduler {
             // the default class took its requests, and this permit)
             lane = t.lane.current();
             t.lane = lane;
+            if (t.stream) {
+                if (t.state == State.RUNNING) {
+                    endStreamLocked(t, lane, declined); // no permit to give back, no service time to measure
+                }
+                return;
+            }
             endedLocked(t, t.state == State.RUNNING && !declined);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);

@@ -18,9 +18,10 @@ import java.lang.invoke.VarHandle;
  * </ul>
  * A parked ticket may also end through {@link #expire()} (the container's own timeout fired) or
  * {@link #cancel()} (the client went away). Two kinds of RUNNING ticket hold no permit: an exempt request's
- * ({@link #exempt()}: one shared ticket per engine, in no class, whose complete and decline do nothing) and a
- * stream's ({@link #stream()}: counted in its class and among the open streams until it completes, never timed as
- * service). Every method is safe to call from any thread and more than once:
+ * ({@link #exempt()}: one shared ticket per engine, in no class, whose complete and decline do nothing) and an open
+ * stream's ({@link #stream()}: a stream candidate that {@link #detach() detached} once its application went
+ * asynchronous, counted in its class and among the open streams until it completes, never timed as service). Every
+ * method is safe to call from any thread and more than once:
  * whatever happens first decides the outcome, and the permit is released exactly once.
  */
 public final class Ticket {
@@ -118,11 +119,17 @@ public final class Ticket {
     /** An exempt request's shared ticket ({@link Scheduler#exempt()}): RUNNING for good, in no class, no permit. */
     private final boolean exempt;
     /**
-     * A stream ({@code streams.*}): runs without a permit, counted among the open streams while RUNNING; and of
-     * those, one of no admitted session ({@link Scheduler#enterStream}). Set under the scheduler's lock at entry.
+     * A stream candidate ({@code streams.*}: {@code Accept: text/event-stream}, a path of {@code streams.paths}),
+     * and of those one of no admitted session: set at entry, before the ticket is published. A candidate runs under
+     * a permit like any request until {@link #detach()}.
      */
-    boolean stream;
+    boolean candidate;
     boolean anonymousStream;
+    /**
+     * Detached ({@link Scheduler#detach}): an open stream, running without a permit, counted among the open streams
+     * while RUNNING. Written under the scheduler's lock.
+     */
+    volatile boolean stream;
 
     Ticket(Scheduler scheduler, long enteredNanos, int route, int level) {
         this(scheduler, enteredNanos, route, level, false);
@@ -153,12 +160,35 @@ public final class Ticket {
     }
 
     /**
-     * Whether this is a stream's ticket ({@code streams.*}: server-sent events, a path of {@code streams.paths}):
-     * RUNNING without a permit, never queued; its class counts it until {@link #complete()}, and its time is not
-     * service time.
+     * Whether this is an open stream's ticket: a {@link #streamCandidate() stream candidate} that
+     * {@link #detach() detached}. It is RUNNING without a permit; its class counts it among its open streams until
+     * {@link #complete()} or {@link #decline()}, and its time is not service time.
      */
     public boolean stream() {
         return stream;
+    }
+
+    /**
+     * Whether the request may become an open stream ({@code streams.*}: its {@code Accept} header names
+     * {@code text/event-stream}, or its path is one of {@code streams.paths}). A candidate enters like any request
+     * (admission, queue, a permit); only {@link #detach()} makes it a stream.
+     */
+    public boolean streamCandidate() {
+        return candidate;
+    }
+
+    /**
+     * The application's first pass over a RUNNING request returned while the request stays open (it went
+     * asynchronous: an event stream, a long poll): a {@link #streamCandidate() stream candidate} gives its permit
+     * back (the next waiting request is granted it) and becomes an open stream ({@link #stream()}) until
+     * {@link #complete()} or {@link #decline()} ends it; its time so far is not counted as service time. The
+     * adapters call it on the thread that ran the application, after it returned. Returns whether it detached:
+     * false for a request that is no candidate, not RUNNING, detached already, or that found
+     * {@code streams.max-open} streams open (or, of no admitted session, half of them): such a request keeps its
+     * permit until it completes, as any asynchronous request. Thread-safe; idempotent.
+     */
+    public boolean detach() {
+        return candidate && scheduler.detach(this);
     }
 
     /** The current state; see the class documentation. */

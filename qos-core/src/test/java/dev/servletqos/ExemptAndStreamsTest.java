@@ -3,6 +3,7 @@ package dev.servletqos;
 import static dev.servletqos.Engines.cookieValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 22: probes and operations paths exempt from QoS by policy rules ({@code exempt.<n>.*}), and long-lived
- * requests (server-sent events, {@code streams.paths}) that hold no permit and are never timed as service.
+ * requests (server-sent events, {@code streams.paths}): stream candidates that enter like any request and hold no
+ * permit once their application went asynchronous ({@link Ticket#detach()}), never timed as service.
  */
 class ExemptAndStreamsTest {
 
@@ -46,6 +48,18 @@ class ExemptAndStreamsTest {
 
     private static TestRequest events(String path) {
         return TestRequest.get(path).header("Accept", "text/event-stream");
+    }
+
+    /** A stream as an adapter serves it: entered, run at once, and detached when its application went async. */
+    private Ticket open(QosEngine engine, TestRequest r) {
+        Ticket t = enter(engine, r);
+        assertEquals(State.RUNNING, t.state(), "a permit is free: " + t);
+        assertTrue(t.streamCandidate());
+        assertFalse(t.stream(), "a candidate is no stream before it detaches");
+        assertTrue(t.detach(), "detached: " + engine.snapshot());
+        assertTrue(t.stream());
+        assertEquals(State.RUNNING, t.state());
+        return t;
     }
 
     private static void assertReconciles(QosEngine engine) {
@@ -139,22 +153,21 @@ class ExemptAndStreamsTest {
             sessions.add(cookieValue(page.setCookieHeader()));
             page.complete();
         }
-        long table = engine.snapshot().sessions().tableSize();
         for (int i = 0; i < 200; i++) {
-            // half of them of admitted sessions, half without a cookie (a client that never loaded a page)
+            // half of them of admitted sessions, half without a cookie (a client that never loaded a page: it meets
+            // session admission as any new session, and is given an admission cookie)
             TestRequest r = events("/events");
             if (i % 2 == 0) {
                 r.cookie("QOSSESSION", sessions.get(i / 2));
             }
-            Ticket t = enter(engine, r);
-            assertEquals(State.RUNNING, t.state(), "stream " + i);
-            assertTrue(t.stream());
+            clock.advance(Duration.ofMillis(5)); // the stream's synchronous part, under its permit
+            Ticket t = open(engine, r);
             assertEquals("basic", t.serviceClass());
-            assertNull(t.setCookieHeader(), "a stream is given no admission cookie");
+            assertEquals(i % 2 == 0, t.setCookieHeader() == null, "stream " + i + ": " + t.setCookieHeader());
             streams.add(t);
         }
-        assertEquals(table, engine.snapshot().sessions().tableSize(), "a cookie-less stream is no session");
         assertEquals(200, registry.get("qos.streams.open").gauge().value());
+        assertEquals(0, engine.snapshot().executing(), "200 detached streams hold none of the four permits");
 
         // every other request still runs at once, on all four permits, and waits only for them
         for (int round = 0; round < 10; round++) {
@@ -186,6 +199,8 @@ class ExemptAndStreamsTest {
         assertEquals(0, s.streams());
         assertEquals(100 + 200 + 50 - 1, basic.completed());
         assertEquals(1, basic.declined());
+        assertEquals(Duration.ofMillis(10 * 10).toNanos(), basic.waitNanos(),
+                "only the fifth request of each round waited, for the other four: no stream delayed anyone");
         assertTrue(basic.serviceTimed() > 0, String.valueOf(basic));
         assertTrue(basic.serviceNanos() <= basic.serviceTimed() * Duration.ofMillis(20).toNanos(),
                 "no stream's ten minutes in the service times: " + basic);
@@ -200,7 +215,8 @@ class ExemptAndStreamsTest {
 
     @Test
     void streamsBeyondMaxOpenAreRefused503AndCookieLessOnesTakeAtMostHalf() {
-        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(BASE + "streams.max-open = 4\n"), clock);
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(BASE.replace("max-executing = 1",
+                "max-executing = 2") + "streams.max-open = 4\n"), clock);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new QosMetrics(engine, Tags.empty(), 0).bindTo(registry);
         Ticket page = enter(engine, TestRequest.get("/"));
@@ -208,14 +224,16 @@ class ExemptAndStreamsTest {
         page.complete();
 
         List<Ticket> open = new ArrayList<>();
-        open.add(enter(engine, events("/a")));
-        open.add(enter(engine, events("/b")));
+        open.add(open(engine, events("/a")));
+        open.add(open(engine, events("/b")));
         Ticket third = enter(engine, events("/c"));
         assertEquals(State.REJECTED, third.state(), "cookie-less streams take at most half of streams.max-open");
+        assertNull(third.setCookieHeader(), "refused before its session's admission");
+        Ticket racing = enter(engine, events("/mine").cookie("QOSSESSION", session));
+        assertEquals(State.RUNNING, racing.state(), "three of four open: it may enter");
+        racing.complete(); // a long poll answered at once: it never went asynchronous, nor detached
         for (int i = 0; i < 2; i++) {
-            Ticket t = enter(engine, events("/mine").cookie("QOSSESSION", session));
-            assertEquals(State.RUNNING, t.state(), "an admitted session's stream " + i);
-            open.add(t);
+            open.add(open(engine, events("/mine").cookie("QOSSESSION", session)));
         }
         Ticket over = enter(engine, events("/mine").cookie("QOSSESSION", session));
         assertEquals(State.REJECTED, over.state());
@@ -228,10 +246,21 @@ class ExemptAndStreamsTest {
                 .functionCounter().count());
 
         open.get(3).complete();
-        assertEquals(State.RUNNING, enter(engine, events("/mine").cookie("QOSSESSION", session)).state(),
-                "a closed stream makes room");
+        Ticket late = enter(engine, events("/mine").cookie("QOSSESSION", session));
+        assertEquals(State.RUNNING, late.state(), "a closed stream makes room");
+        Ticket first = open(engine, events("/mine").cookie("QOSSESSION", session));
+        assertEquals(4, engine.snapshot().streams());
+        // late entered when there was room, but the pool filled before its application went asynchronous: it keeps
+        // its permit, as any asynchronous request, until it completes; the bound holds
+        assertFalse(late.detach(), "the pool filled meanwhile");
+        assertFalse(late.stream());
+        assertEquals(1, engine.snapshot().executing(), "late holds its permit");
+        assertEquals(4, engine.snapshot().streams());
+        late.complete();
+        assertEquals(0, engine.snapshot().executing());
         assertEquals(State.RUNNING, enter(engine, TestRequest.get("/")).state(), "ordinary requests never wait "
                 + "for streams");
+        first.complete();
         assertReconciles(engine);
     }
 
@@ -239,20 +268,29 @@ class ExemptAndStreamsTest {
     void streamPathsAndTheSwitches() {
         QosEngine paths = QosEngine.create(ClassEscalationTest.parse(BASE
                 + "streams.paths = /download/**, /poll\nstreams.event-stream = false\n"), clock);
-        Ticket running = enter(paths, TestRequest.get("/"));
-        assertTrue(enter(paths, TestRequest.get("/download/big.iso")).stream());
-        assertTrue(enter(paths, TestRequest.get("/poll")).stream());
+        Ticket download = open(paths, TestRequest.get("/download/big.iso"));
+        Ticket poll = open(paths, TestRequest.get("/poll"));
         Ticket sse = enter(paths, events("/events"));
-        assertFalse(sse.stream(), "streams.event-stream = false");
-        assertEquals(State.PARKED, sse.state());
-        sse.cancel();
-        running.complete();
+        assertFalse(sse.streamCandidate(), "streams.event-stream = false");
+        assertFalse(sse.detach(), "no candidate: an asynchronous request keeps its permit");
+        assertEquals(1, paths.snapshot().executing());
+        Ticket waiting = enter(paths, TestRequest.get("/poll"));
+        assertTrue(waiting.streamCandidate());
+        assertEquals(State.PARKED, waiting.state(), "a candidate waits for a permit like any request");
+        assertFalse(waiting.detach(), "a waiting request cannot detach");
+        sse.complete();
+        assertEquals(State.RUNNING, waiting.state());
+        assertTrue(waiting.detach());
+        List.of(download, poll, waiting).forEach(Ticket::complete);
+        assertEquals(3, paths.snapshot().get("basic").completed() - 1, "sse and the three streams");
+        assertReconciles(paths);
 
         QosEngine off = QosEngine.create(ClassEscalationTest.parse(BASE + "streams.max-open = 0\n"
                 + "streams.paths = /download/**\n"), clock);
         Ticket first = enter(off, events("/events"));
-        assertFalse(first.stream(), "streams.max-open = 0: no stream pool, a stream is an ordinary request");
+        assertFalse(first.streamCandidate(), "streams.max-open = 0: no stream pool, a stream is an ordinary request");
         assertEquals(State.RUNNING, first.state());
+        assertFalse(first.detach());
         assertEquals(State.PARKED, enter(off, TestRequest.get("/download/x")).state());
     }
 
@@ -266,18 +304,26 @@ class ExemptAndStreamsTest {
                 rule.1.value = 192.0.2.0/24
                 rule.1.class = premium
                 """), clock);
-        Ticket stream = enter(engine, events("/events").from("192.0.2.9"));
+        Ticket stream = open(engine, events("/events").from("192.0.2.9"));
+        Ticket candidate = enter(engine, events("/events").from("192.0.2.10"));
         assertEquals("premium", stream.serviceClass());
+        assertEquals(State.RUNNING, candidate.state());
         engine.reload(ClassEscalationTest.parse("""
                 classes = basic
                 max-executing = 4
                 tier-cookie.secret = exempt-test-secret-0123456789
                 """));
         assertEquals(1, engine.snapshot().get("basic").streams());
+        assertEquals(1, engine.snapshot().get("basic").executing(), "the candidate's permit moved with it");
+        assertReconciles(engine);
+        assertTrue(candidate.detach(), "a candidate of the removed class detaches in the class that took it");
+        assertEquals(2, engine.snapshot().get("basic").streams());
+        assertEquals(0, engine.snapshot().executing());
         assertReconciles(engine);
         stream.complete();
+        candidate.complete();
         assertEquals(0, engine.snapshot().streams());
-        assertEquals(1, engine.snapshot().get("basic").completed());
+        assertEquals(2, engine.snapshot().get("basic").completed());
         assertReconciles(engine);
     }
 
@@ -291,11 +337,99 @@ class ExemptAndStreamsTest {
         assertEquals(next, next.toBuilder().build(), "toBuilder keeps the exempt rules and stream settings");
         engine.reload(next);
         assertTrue(enter(engine, TestRequest.get("/health")).exempt());
-        assertEquals(State.RUNNING, enter(engine, events("/events")).state());
-        assertEquals(Rejection.Reason.STREAMS_FULL, enter(engine, events("/events")).rejection().reason(),
-                "the reloaded streams.max-open");
         probe.cancel();
         running.complete();
+        Ticket stream = open(engine, events("/events"));
+        assertEquals(Rejection.Reason.STREAMS_FULL, enter(engine, events("/events")).rejection().reason(),
+                "the reloaded streams.max-open");
+        stream.complete();
+        assertReconciles(engine);
+    }
+
+    @Test
+    void aCandidateHoldsItsPermitUntilItDetachesAndIsEndedOnce() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(BASE), clock);
+        Ticket candidate = enter(engine, events("/events"));
+        assertEquals(State.RUNNING, candidate.state());
+        assertTrue(candidate.streamCandidate());
+        assertFalse(candidate.stream());
+        assertNotNull(candidate.setCookieHeader(), "a cookie-less candidate is a new session, admitted as any");
+        Ticket page = enter(engine, TestRequest.get("/page"));
+        assertEquals(State.PARKED, page.state(), "the candidate's synchronous part holds the one permit");
+        assertEquals(0, engine.snapshot().streams());
+
+        clock.advance(Duration.ofMillis(30));
+        assertTrue(candidate.detach(), "its application went asynchronous");
+        assertEquals(State.RUNNING, page.state(), "the permit went to the waiting page at once");
+        assertFalse(candidate.detach(), "once");
+        EngineSnapshot s = engine.snapshot();
+        assertEquals(1, s.executing());
+        assertEquals(1, s.streams());
+        assertEquals(1, s.get("basic").streams());
+        assertEquals(0, s.get("basic").serviceTimed(), "the candidate's 30 ms were not timed as service");
+        assertReconciles(engine);
+
+        Ticket next = enter(engine, TestRequest.get("/page"));
+        assertEquals(State.PARKED, next.state());
+        clock.advance(Duration.ofMinutes(5));
+        candidate.complete();
+        candidate.complete();
+        candidate.decline();
+        assertEquals(State.COMPLETED, candidate.state());
+        assertEquals(State.PARKED, next.state(), "an ending stream gives back no permit: it held none");
+        s = engine.snapshot();
+        assertEquals(1, s.executing());
+        assertEquals(0, s.streams());
+        assertEquals(1, s.get("basic").completed());
+        assertEquals(0, s.get("basic").serviceNanos(), "nor its five minutes");
+        page.complete();
+        assertEquals(State.RUNNING, next.state());
+        next.decline();
+        assertEquals(0, engine.snapshot().executing());
+        assertReconciles(engine);
+    }
+
+    @Test
+    void anEventStreamAcceptHeaderBypassesNothing() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(BASE), clock);
+        Ticket running = enter(engine, TestRequest.get("/report"));
+        assertEquals(State.RUNNING, running.state());
+        // a client asks an expensive synchronous page for text/event-stream: it waits like any request
+        Ticket sneaky = enter(engine, events("/report"));
+        assertEquals(State.PARKED, sneaky.state(), "no permit without waiting for it");
+        Ticket third = enter(engine, events("/report"));
+        assertEquals(Rejection.Reason.QUEUE_FULL, third.rejection().reason(), "refused as any request is");
+        assertEquals(0, engine.snapshot().get("basic").streamsFull());
+        clock.advance(Duration.ofMillis(100));
+        running.complete();
+        assertEquals(State.RUNNING, sneaky.state(), "granted in its turn");
+        Ticket after = enter(engine, TestRequest.get("/"));
+        assertEquals(State.PARKED, after.state(), "the sneaky page holds the permit while it runs");
+        clock.advance(Duration.ofMillis(200));
+        sneaky.complete(); // the page answered on its thread: never detached, it held its permit throughout
+        assertEquals(State.RUNNING, after.state());
+        after.complete();
+        EngineSnapshot s = engine.snapshot();
+        ClassStats basic = s.get("basic");
+        assertEquals(0, s.streams());
+        assertEquals(3, basic.completed());
+        assertEquals(2, basic.serviceTimed(), "both timed (requests waited)");
+        assertEquals(Duration.ofMillis(300).toNanos(), basic.serviceNanos(), "the page's 200 ms are service time");
+        assertReconciles(engine);
+    }
+
+    @Test
+    void aRequestThatIsNoCandidateNeverDetaches() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse(BASE), clock);
+        Ticket async = enter(engine, TestRequest.get("/async"));
+        assertFalse(async.streamCandidate());
+        assertFalse(async.detach(), "an asynchronous page keeps its permit until it completes");
+        assertEquals(State.PARKED, enter(engine, TestRequest.get("/")).state());
+        assertEquals(0, engine.snapshot().streams());
+        Ticket probe = QosEngine.create(ClassEscalationTest.parse(PROBES), clock).enter(TestRequest.get("/health"),
+                clock.nanoTime());
+        assertFalse(probe.detach(), "nor does an exempt request");
+        async.complete();
         assertReconciles(engine);
     }
 

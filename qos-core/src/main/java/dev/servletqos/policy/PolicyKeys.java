@@ -169,9 +169,11 @@ final class PolicyKeys {
                     "Depth of each address's new-session bucket.", QosPolicy.Builder::newSessionsPerAddressBurst),
             global("streams.event-stream", BOOLEAN, of("true"), "", "",
                     "Whether a request whose Accept header asks for text/event-stream (server-sent events) is a "
-                    + "stream: it takes no permit and is never queued.", QosPolicy.Builder::streamsEventStream),
+                    + "stream candidate: it enters with a permit like any request, and gives the permit back once "
+                    + "its application went asynchronous.", QosPolicy.Builder::streamsEventStream),
             global("streams.paths", LIST, NONE, "path patterns, as a path rule's values", "",
-                    "Paths whose requests are streams (long-poll, large downloads): no permit, never queued.",
+                    "Paths whose requests are stream candidates (long-poll, large downloads): a permit until the "
+                    + "application goes asynchronous, none while the stream stays open.",
                     QosPolicy.Builder::streamsPaths),
             global("streams.max-open", INTEGER, of(String.valueOf(QosPolicy.DEFAULT_STREAMS_MAX_OPEN)),
                     "0 (no stream pool)..1000000", "streams",
