@@ -3,6 +3,7 @@ package dev.servletqos;
 import static dev.servletqos.Engines.cookieValue;
 import static dev.servletqos.Engines.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.Ticket.State;
@@ -110,7 +111,12 @@ class InvariantFuzzTest {
                     if (kind < 5) {
                         r.header("Accept", "text/event-stream");
                     }
-                    model.entered(engine.enter(r, clock.nanoTime()));
+                    Ticket t = engine.enter(r, clock.nanoTime());
+                    model.entered(t);
+                    if (kind < 3) {
+                        // a candidate whose application goes asynchronous on its first pass, when it runs at once
+                        model.detach(t);
+                    }
                 }
             } else if (op < 70) {
                 model.completeOne(random);
@@ -136,6 +142,9 @@ class InvariantFuzzTest {
             } else {
                 clock.advance(Duration.ofMillis(random.nextInt(20)));
             }
+            if (front.nextInt(10) == 0) {
+                model.detachOne(front); // one granted after waiting, going asynchronous on its resumed pass
+            }
             model.check("step " + step);
         }
         model.endEverything(clock);
@@ -144,6 +153,7 @@ class InvariantFuzzTest {
         assertEquals(0, s.queued(), "no ticket left: " + s);
         assertEquals(0, s.streams(), "no stream left: " + s);
         assertTrue(probes > 0 && s.classes().stream().mapToLong(ClassStats::completed).sum() > 0, "the run had probes");
+        assertTrue(model.detached > 0, "the run had streams");
         for (ClassStats c : s.classes()) {
             assertEquals(c.entered(), c.completed() + c.declined() + c.rejected() + c.expired() + c.cancelled(),
                     c.toString());
@@ -167,6 +177,9 @@ class InvariantFuzzTest {
         final Map<String, List<String>> sessions = new HashMap<>();
         final Invariants invariants;
 
+        /** Candidates that detached (became open streams) so far. */
+        long detached;
+
         Model(QosEngine engine, QosPolicy policy) {
             this.engine = engine;
             this.policy = policy;
@@ -189,7 +202,7 @@ class InvariantFuzzTest {
                 assertEquals(503, t.rejection().status(), "refusals are 503 here");
                 return;
             }
-            assertTrue(t.state() == State.RUNNING || !t.stream(), "a stream never waits: " + t);
+            assertFalse(t.stream(), "no ticket is a stream before it detaches: " + t);
             live.add(t);
             if (t.state() == State.PARKED) {
                 awaiting.add(t);
@@ -231,6 +244,44 @@ class InvariantFuzzTest {
             } else if (t != null) {
                 t.complete(random.nextInt(10_000));
                 assertEquals(State.COMPLETED, t.state());
+            }
+        }
+
+        /**
+         * The adapter's detach once the application went asynchronous: a RUNNING candidate becomes an open stream
+         * holding no permit unless the pool is full, anything else is left as it was.
+         */
+        void detach(Ticket t) {
+            EngineSnapshot before = engine.snapshot();
+            State was = t.state();
+            boolean wasStream = t.stream();
+            boolean detached = t.detach();
+            EngineSnapshot after = engine.snapshot();
+            if (detached) {
+                this.detached++;
+                assertTrue(t.streamCandidate() && was == State.RUNNING && !wasStream, t.toString());
+                assertTrue(t.stream() && t.state() == State.RUNNING, t.toString());
+                assertEquals(before.streams() + 1, after.streams(), "one more stream open");
+                assertTrue(before.streams() < policy.streamsMaxOpen(), "the pool had room: " + before.streams());
+                assertTrue(after.executing() <= before.executing(), "its permit was given back, or handed on");
+            } else {
+                assertEquals(wasStream, t.stream(), t.toString());
+                assertEquals(before.streams(), after.streams());
+                assertTrue(!t.streamCandidate() || was != State.RUNNING || wasStream
+                        || before.streams() >= (policy.streamsMaxOpen() + 1) / 2, "refused with room: " + t + ", "
+                        + before.streams() + " open");
+            }
+        }
+
+        void detachOne(Random random) {
+            List<Ticket> candidates = new ArrayList<>();
+            for (Ticket t : live) {
+                if (t.state() == State.RUNNING && t.streamCandidate() && !t.stream()) {
+                    candidates.add(t);
+                }
+            }
+            if (!candidates.isEmpty()) {
+                detach(candidates.get(random.nextInt(candidates.size())));
             }
         }
 
