@@ -967,15 +967,26 @@ public abstract class AdapterBehaviourSuite {
         assertFalse(server.startedOrder().contains("null"));
     }
 
+    /**
+     * Issue 22: event streams, each entering with a permit like any request (two permits here, so most of them wait
+     * and go asynchronous on their resumed pass), give it back once the application went asynchronous: fifty stay
+     * open while ordinary requests are served at once, and their open time is no service time. The streams are
+     * those of admitted sessions, five per session, as the pages of logged-in users open them.
+     */
     @Test
     protected void openEventStreamsHoldNoPermitAndOrdinaryRequestsAreStillServed() throws Exception {
         start("max-executing = 2\nclass.premium.reserve = 0\n");
+        List<String> sessions = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            sessions.add(admission(get(request("/work?ms=1"))));
+        }
         List<CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            streams.add(send(request(TestApp.EVENTS + "?ms=5000").header("Accept", "text/event-stream").build()));
+            streams.add(send(request(TestApp.EVENTS + "?ms=5000").header("Accept", "text/event-stream")
+                    .header("Cookie", sessions.get(i % sessions.size())).build()));
         }
         awaitState("50 streams open", Duration.ofSeconds(20), () -> server.snapshot().streams() == 50);
-        assertEquals(0, server.snapshot().executing(), "streams hold no permit");
+        awaitState("their permits given back", Duration.ofSeconds(5), () -> server.snapshot().executing() == 0);
         for (int i = 0; i < 10; i++) {
             HttpResponse<String> r = get(request("/work?ms=10"));
             assertEquals(200, r.statusCode());
@@ -991,13 +1002,48 @@ public abstract class AdapterBehaviourSuite {
             assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"),
                     r.headers().map().toString());
             assertEquals("data: open\n\ndata: bye\n\n", r.body());
-            assertTrue(r.headers().allValues("Set-Cookie").isEmpty(), "a cookie-less stream starts no session");
         }
         awaitIdle();
         ClassStats basic = server.snapshot().get("basic");
-        assertEquals(60, basic.completed(), String.valueOf(basic));
+        assertEquals(70, basic.completed(), String.valueOf(basic));
+        assertEquals(70, basic.grants(), "every stream entered with a permit, as any request: " + basic);
         assertTrue(basic.serviceNanos() < Duration.ofSeconds(1).toNanos() * Math.max(1, basic.serviceTimed()),
                 "the streams' five seconds are no service time: " + basic);
+    }
+
+    /**
+     * Issue 22: {@code Accept: text/event-stream} is the client's to send, so it buys nothing by itself: a synchronous
+     * slow page asked for it while every permit is busy waits for a permit like any request, and runs under it.
+     */
+    @Test
+    protected void aSynchronousPageAskedForAnEventStreamWaitsForAPermitLikeAnyRequest() throws Exception {
+        start("max-executing = 2\nclass.premium.reserve = 0\n");
+        List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            slow.add(send(request("/work?ms=1500").build()));
+        }
+        awaitState("both permits busy", Duration.ofSeconds(10), () -> server.snapshot().executing() == 2);
+        CompletableFuture<HttpResponse<String>> sneaky = send(request("/work?ms=300")
+                .header("Accept", "text/event-stream").build());
+        awaitState("the event-stream page waits", Duration.ofSeconds(10), () -> server.snapshot().queued() == 1);
+        EngineSnapshot waiting = server.snapshot();
+        assertEquals(2, waiting.executing(), "it did not run beside the two");
+        assertEquals(0, waiting.streams());
+        assertEquals(List.of("basic", "basic"), server.startedOrder(), "nor did its application start");
+        assertFalse(sneaky.isDone());
+
+        HttpResponse<String> r = sneaky.get(30, TimeUnit.SECONDS);
+        assertEquals(200, r.statusCode());
+        assertEquals("ok basic", r.body());
+        for (CompletableFuture<HttpResponse<String>> f : slow) {
+            assertEquals(200, f.get().statusCode());
+        }
+        awaitIdle();
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(3, basic.completed());
+        assertEquals(3, basic.grants());
+        assertTrue(basic.waitNanos() > 0, "it waited for its permit: " + basic);
+        assertEquals(0, basic.streams());
     }
 
     /** Sets basic's fractional content level through the engine's settings seam, as the controller does. */
