@@ -102,6 +102,7 @@ interface AdmissionStep {
         private final Rejection[] sessionAddress;
         private final Rejection[] sessionLimit;
         private final Rejection[] addressLimit;
+        private final Rejection[] streamsFull;
         private final Rejection[] queuedBySeconds;
         private final Rejection[] rateBySeconds;
 
@@ -120,6 +121,7 @@ interface AdmissionStep {
             this.sessionAddress = new Rejection[jittered];
             this.sessionLimit = new Rejection[jittered];
             this.addressLimit = new Rejection[jittered];
+            this.streamsFull = new Rejection[jittered];
             int slots = (int) Math.max(1, Math.min(seconds, 3600));
             this.queuedBySeconds = new Rejection[slots + 1];
             this.rateBySeconds = new Rejection[slots + 1];
@@ -143,6 +145,11 @@ interface AdmissionStep {
         /** A request over {@code admission.max-queued-per-address}: 429. */
         Rejection addressLimit() {
             return jittered(addressLimit, 429, Rejection.Reason.ADDRESS_LIMIT);
+        }
+
+        /** A stream refused by {@code streams.max-open}: 503. */
+        Rejection streamsFull() {
+            return jittered(streamsFull, 503, Rejection.Reason.STREAMS_FULL);
         }
 
         /** A new session refused by the WebQoS triggers: {@code admission.reject-status}. */

@@ -2,7 +2,7 @@ package dev.servletqos;
 
 /**
  * One service class's settings and counters at one instant, taken under the engine's lock so that they add
- * up: {@code entered = completed + declined + rejected + expired + cancelled + executing + queued}.
+ * up: {@code entered = completed + declined + rejected + expired + cancelled + executing + queued + streams}.
  *
  * @param name                  the class
  * @param budget                its concurrency permits now
@@ -49,6 +49,10 @@ package dev.servletqos;
  * @param sessionsRefusedAddress new sessions refused because their client address had started
  *                              {@code admission.max-new-sessions-per-address} a second already (counted in
  *                              {@code rejected}, not in the other refusals)
+ * @param streams               streams ({@code streams.*}) open now: detached once their application went
+ *                              asynchronous ({@link Ticket#detach()}), running without a permit, not in
+ *                              {@code executing}
+ * @param streamsFull           of the rejected, streams refused because {@code streams.max-open} were open
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,
@@ -57,11 +61,28 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
                          long addressLimited, long borrowedGrants, long grants,
                          long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
                          double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
-                         double level, long[] completedByLevel, long sessionsRefusedAddress) {
+                         double level, long[] completedByLevel, long sessionsRefusedAddress, int streams,
+                         long streamsFull) {
 
     public ClassStats {
         waitBuckets = waitBuckets.clone();
         completedByLevel = completedByLevel.clone();
+    }
+
+    /** The stats of a class without streams (no stream open, none refused). */
+    public ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
+                      int borrowed, int queued, long entered, long completed, long declined, long rejected,
+                      long expired, long cancelled, long queueFull, long sessionsAdmitted,
+                      long sessionsRefusedQueued, long sessionsRefusedRate, long sessionLimited,
+                      long addressLimited, long borrowedGrants, long grants,
+                      long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
+                      double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
+                      double level, long[] completedByLevel, long sessionsRefusedAddress) {
+        this(name, budget, minBudget, reserve, weight, executing, borrowed, queued, entered, completed, declined,
+                rejected, expired, cancelled, queueFull, sessionsAdmitted, sessionsRefusedQueued, sessionsRefusedRate,
+                sessionLimited, addressLimited, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
+                serviceTimed, bytes, sessionRate, sessionBurst, sessionsRefusedLevel, levels, level, completedByLevel,
+                sessionsRefusedAddress, 0, 0);
     }
 
     /** The completed requests by content level, 0..M (a copy). */
@@ -86,9 +107,9 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
         return waitBuckets[i];
     }
 
-    /** Requests that entered and have not ended yet. */
+    /** Requests that entered and have not ended yet: executing, waiting, and open streams. */
     public long inFlight() {
-        return executing + queued;
+        return executing + queued + streams;
     }
 
     /** Mean time a granted request waited for its permit, in nanoseconds; 0 before the first grant. */
@@ -98,6 +119,6 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
 
     /** Whether the counters reconcile (they always should; tests assert it). */
     public boolean reconciles() {
-        return entered == completed + declined + rejected + expired + cancelled + executing + queued;
+        return entered == completed + declined + rejected + expired + cancelled + executing + queued + streams;
     }
 }

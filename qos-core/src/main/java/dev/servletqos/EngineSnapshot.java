@@ -19,16 +19,28 @@ import java.util.Objects;
  * @param routes       service times by kind of request, all classes ({@link Routes#NONE} when not known)
  * @param buckets      per token-bucket rule, its hits, refusals and rate (empty when the policy has none)
  * @param hosts        per virtual server, its requests and those within its guarantee (empty when none)
+ * @param exempt       requests an exempt rule ({@code exempt.<n>.*}) let bypass QoS since the engine started (in no
+ *                     class)
+ * @param streams      streams ({@code streams.*}) open now, all classes: running without a permit
  */
 public record EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
                              List<ClassStats> classes, Sessions sessions, Settings settings, long nanos,
-                             Routes routes, List<BucketStats> buckets, List<HostStats> hosts) {
+                             Routes routes, List<BucketStats> buckets, List<HostStats> hosts, long exempt,
+                             int streams) {
 
     public EngineSnapshot {
         classes = List.copyOf(classes);
         Objects.requireNonNull(routes, "routes");
         buckets = buckets == null ? List.of() : List.copyOf(buckets);
         hosts = hosts == null ? List.of() : List.copyOf(hosts);
+    }
+
+    /** A snapshot without exempt requests or streams. */
+    public EngineSnapshot(QosPolicy.Scheduling scheduling, int maxExecuting, int executing, int queued,
+                          List<ClassStats> classes, Sessions sessions, Settings settings, long nanos, Routes routes,
+                          List<BucketStats> buckets, List<HostStats> hosts) {
+        this(scheduling, maxExecuting, executing, queued, classes, sessions, settings, nanos, routes, buckets, hosts,
+                0, 0);
     }
 
     /** A snapshot without token-bucket rules or virtual servers. */

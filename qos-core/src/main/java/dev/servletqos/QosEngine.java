@@ -24,7 +24,13 @@ import java.util.function.UnaryOperator;
  * and call {@link #enter}; the returned {@link Ticket} says whether to run the request now, park it, or refuse
  * it, and is told when a parked request may run.
  *
- * <p>For each request: (1) a token-bucket rule without a token refuses it, unless it is within its virtual
+ * <p>For each request: (0) a request an exempt rule matches ({@code exempt.<n>.*}) bypasses everything below and
+ * runs at once on a shared ticket ({@link Ticket#exempt()}); a stream candidate ({@code streams.*}: {@code Accept:
+ * text/event-stream}, or a path of {@code streams.paths}) goes through (1) to (6) like any request, except that it
+ * is refused before its session's admission while {@code streams.max-open} streams are open, and gives its permit
+ * back only when the adapter tells its ticket that the application went asynchronous ({@link Ticket#detach()});
+ * (1) a token-bucket rule without a
+ * token refuses it, unless it is within its virtual
  * server's guarantee; (2) a request with a valid, unexpired admission cookie belongs to an admitted session and
  * keeps its class; otherwise its credentials (tier cookie, ip rules, rules marked trusted) give the new session
  * its class; (3) the request rules (path, host, header) may lower this one request below its session's class,
@@ -152,6 +158,12 @@ public final class QosEngine {
      */
     public Ticket enter(RequestView request, long nowNanos) {
         Regime r = regime;
+        // first of all: an exempt request (a health probe, the metrics scrape) bypasses QoS; a stream candidate
+        // enters like any request, and gives its permit back only once its application went asynchronous (detach)
+        if (r.front.exempt(request)) {
+            return scheduler.exempt();
+        }
+        boolean stream = r.front.stream(request);
         // a virtual server's requests within its guarantee are never refused for other hosts' load
         VirtualServers.Host host = r.hosts.isEmpty() ? null : r.hosts.of(request.host());
         boolean guaranteed = host != null && VirtualServers.take(host, nowNanos);
@@ -188,7 +200,9 @@ public final class QosEngine {
         Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
         Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
                 r.policy.maxQueuedPerAddress() > 0 || s == null && r.policy.maxNewSessionsPerAddress() > 0
-                        ? request.remoteAddress() : null, host, guaranteed);
+                        ? request.remoteAddress() : null, host, guaranteed,
+                !stream ? Scheduler.NO_STREAM
+                        : s == null && sessionClass == r.defaultIndex ? Scheduler.ANONYMOUS_STREAM : Scheduler.STREAM);
         if (t.state != Ticket.State.REJECTED) {
             t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t, r)
                     : sessions.admitNew(r, sessionClass, newId, load));

@@ -25,6 +25,8 @@ final class Regime {
     /** The virtual servers, carried over by name from the generation before ({@link VirtualServers}). */
     final VirtualServers hosts;
     final ContentTrees contentTrees;
+    /** The exempt rules and the stream pool's paths ({@link FrontDoor}). */
+    final FrontDoor front;
     private final Map<String, Integer> index = new HashMap<>();
     /** The class names of every generation so far, by generation. */
     private final String[][] names;
@@ -36,6 +38,7 @@ final class Regime {
         this.buckets = new RequestBuckets(policy, before == null ? null : before.buckets);
         this.hosts = new VirtualServers(policy, before == null ? null : before.hosts);
         this.contentTrees = policy.contentTrees();
+        this.front = new FrontDoor(policy);
         List<String> n = policy.classes().stream().map(c -> c.name()).toList();
         for (int i = 0; i < n.size(); i++) {
             index.put(n.get(i), i);

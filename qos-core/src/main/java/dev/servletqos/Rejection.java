@@ -34,7 +34,9 @@ public final class Rejection {
          */
         SESSION_LIMIT("session-limit"),
         /** The request would have waited while {@code admission.max-queued-per-address} from its address waited. */
-        ADDRESS_LIMIT("address-limit");
+        ADDRESS_LIMIT("address-limit"),
+        /** A stream ({@code streams.*}) found {@code streams.max-open} streams open. */
+        STREAMS_FULL("streams-full");
 
         private final String tag;
 

@@ -89,6 +89,12 @@ final class Scheduler {
     private int parked;
     /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
     private double serviceEwmaNanos;
+    /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
+    private final Ticket exemptTicket = Ticket.exempt(this);
+    private final java.util.concurrent.atomic.LongAdder exempted = new java.util.concurrent.atomic.LongAdder();
+    /** Streams open now ({@link #detach}), all classes; and of those, of no admitted session. */
+    private int openStreams;
+    private int anonymousStreams;
 
     /** One class's queue, budget, bucket and counters; guarded by the lock. */
     static final class Lane {
@@ -146,6 +152,9 @@ final class Scheduler {
         long sessionLimited;
         long addressLimited;
         long borrowedGrants;
+        /** Streams open now (running without a permit), and streams refused by {@code streams.max-open}. */
+        int streams;
+        long streamsFull;
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
         long waitNanos;
@@ -396,9 +405,31 @@ final class Scheduler {
      */
     Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
                  Load load, String address, VirtualServers.Host host, boolean guaranteed) {
+        return enter(classIndex, sessionClass, generation, now, route, newSession, level, load, address, host,
+                guaranteed, NO_STREAM);
+    }
+
+    /** {@link #enter}: not a stream candidate. */
+    static final int NO_STREAM = 0;
+    /** {@link #enter}: a stream candidate of an admitted session. */
+    static final int STREAM = 1;
+    /** {@link #enter}: a stream candidate of no admitted session (counted in the anonymous half). */
+    static final int ANONYMOUS_STREAM = 2;
+
+    /**
+     * {@link #enter}, for a request that may be a stream candidate ({@code stream}: {@link #NO_STREAM},
+     * {@link #STREAM} or {@link #ANONYMOUS_STREAM}): a candidate that finds the stream pool full
+     * ({@link #streamsFullLocked}) is refused 503 ({@code streams-full}) before anything else, its session's
+     * admission included; any other is entered as any request, and may become an open stream later
+     * ({@link #detach}).
+     */
+    Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
+                 Load load, String address, VirtualServers.Host host, boolean guaranteed, int stream) {
         Ticket t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
+        t.candidate = stream != NO_STREAM;
+        t.anonymousStream = stream == ANONYMOUS_STREAM;
         Ticket ready = null;
         lock.lock();
         try {
@@ -410,13 +441,93 @@ final class Scheduler {
             t.lane = lane;
             lane.entered++;
             ready = expireOverdueLocked(now, null);
-            decideLocked(t, lane, sessionLane, now, newSession, load, address);
+            if (t.candidate && streamsFullLocked(t.anonymousStream)) {
+                lane.streamsFull++;
+                refuseLocked(t, lane, rejections.streamsFull());
+            } else {
+                decideLocked(t, lane, sessionLane, now, newSession, load, address);
+            }
         } finally {
             lock.unlock();
         }
         // Whatever was decided for this request, the requests expired on the way must hear of it.
         notifyAll(ready);
         return t;
+    }
+
+    /**
+     * The ticket of an exempt request ({@code exempt.<n>.*}), counted: one ticket shared by all of them, RUNNING for
+     * good, in no class, holding no permit. Takes no lock and allocates nothing.
+     */
+    Ticket exempt() {
+        exempted.increment();
+        return exemptTicket;
+    }
+
+    /**
+     * Makes RUNNING stream candidate {@code t} an open stream ({@link Ticket#detach()}): its permit is given back
+     * and the waiting requests dispatched, as any release does, but the request is not ended and its time so far is
+     * not timed as service (a stream's life is not the cost of a page, and it must not skew the capacity law's
+     * baseline); its session no longer counts it for {@code admission.max-per-session}. It then counts among its
+     * class's open streams until it ends ({@link #finish}). Refused (false, the permit kept) when the ticket is not
+     * RUNNING or is a stream already, or when {@code streams.max-open} streams of the policy in force are open, or,
+     * for a stream of no admitted session, half of them (rounded up): the bound holds also for candidates that
+     * passed the check at entry at the same time.
+     */
+    boolean detach(Ticket t) {
+        if (t.state != State.RUNNING || t.stream) {
+            return false;
+        }
+        long now = clock.nanoTime();
+        Ticket ready;
+        lock.lock();
+        try {
+            if (t.state != State.RUNNING || t.stream || streamsFullLocked(t.anonymousStream)) {
+                return false;
+            }
+            Lane lane = t.lane.current();
+            t.lane = lane;
+            endedLocked(t, true);
+            releaseLocked(lane);
+            lane.streams++;
+            openStreams++;
+            if (t.anonymousStream) {
+                anonymousStreams++;
+            }
+            t.stream = true;
+            ready = dispatchLocked(null, now);
+        } finally {
+            lock.unlock();
+        }
+        notifyAll(ready);
+        return true;
+    }
+
+    /**
+     * Whether a stream (of no admitted session: {@code anonymous}) finds the pool full: {@code streams.max-open} of
+     * the policy in force open, or for an anonymous one, half of them (rounded up) anonymous, so that a flood of
+     * cookie-less streams leaves the other half to the sessions admitted. Under the lock.
+     */
+    private boolean streamsFullLocked(boolean anonymous) {
+        int maxOpen = regime.front.maxOpenStreams;
+        return openStreams >= maxOpen || anonymous && anonymousStreams >= (maxOpen + 1) / 2;
+    }
+
+    /** Ends open stream {@code t} (RUNNING): it leaves the open streams, completed or declined, never timed. */
+    private void endStreamLocked(Ticket t, Lane lane, boolean declined) {
+        lane.streams--;
+        openStreams--;
+        if (t.anonymousStream) {
+            anonymousStreams--;
+        }
+        if (declined) {
+            t.state = State.DECLINED;
+            lane.declined++;
+        } else {
+            t.state = State.COMPLETED;
+            lane.completed++;
+            lane.completedByLevel[Math.min(t.level, lane.levels)]++;
+        }
     }
 
     private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, Load load,
@@ -566,6 +677,12 @@ final class Scheduler {
             // the default class took its requests, and this permit)
             lane = t.lane.current();
             t.lane = lane;
+            if (t.stream) {
+                if (t.state == State.RUNNING) {
+                    endStreamLocked(t, lane, declined); // no permit to give back, no service time to measure
+                }
+                return;
+            }
             endedLocked(t, t.state == State.RUNNING && !declined);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
@@ -842,11 +959,13 @@ final class Scheduler {
         }
         target.queued += gone.queued;
         target.executing += gone.executing;
-        target.entered += gone.queued + gone.executing;
+        target.streams += gone.streams;
+        target.entered += gone.queued + gone.executing + gone.streams;
         gone.head = null;
         gone.tail = null;
         gone.queued = 0;
         gone.executing = 0;
+        gone.streams = 0;
         gone.successor = target;
         if (wasIdle && target.head != null) {
             policy.becameBusy(target);
@@ -1216,12 +1335,13 @@ final class Scheduler {
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
                         l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
                         l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
-                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress));
+                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress, l.streams,
+                        l.streamsFull));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
                     new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(now),
-                    regime.hosts.stats());
+                    regime.hosts.stats(), exempted.sum(), openStreams);
         } finally {
             lock.unlock();
         }

@@ -17,7 +17,11 @@ import java.lang.invoke.VarHandle;
  *   <li>{@link State#REJECTED}: answer {@link #rejection()} at once (503 or 429 with {@code Retry-After}).</li>
  * </ul>
  * A parked ticket may also end through {@link #expire()} (the container's own timeout fired) or
- * {@link #cancel()} (the client went away). Every method is safe to call from any thread and more than once:
+ * {@link #cancel()} (the client went away). Two kinds of RUNNING ticket hold no permit: an exempt request's
+ * ({@link #exempt()}: one shared ticket per engine, in no class, whose complete and decline do nothing) and an open
+ * stream's ({@link #stream()}: a stream candidate that {@link #detach() detached} once its application went
+ * asynchronous, counted in its class and among the open streams until it completes, never timed as service). Every
+ * method is safe to call from any thread and more than once:
  * whatever happens first decides the outcome, and the permit is released exactly once.
  */
 public final class Ticket {
@@ -112,12 +116,79 @@ public final class Ticket {
     VirtualServers.Host host;
     /** Within its virtual server's guarantee: never refused, started before requests that are not. */
     boolean guaranteed;
+    /** An exempt request's shared ticket ({@link Scheduler#exempt()}): RUNNING for good, in no class, no permit. */
+    private final boolean exempt;
+    /**
+     * A stream candidate ({@code streams.*}: {@code Accept: text/event-stream}, a path of {@code streams.paths}),
+     * and of those one of no admitted session: set at entry, before the ticket is published. A candidate runs under
+     * a permit like any request until {@link #detach()}.
+     */
+    boolean candidate;
+    boolean anonymousStream;
+    /**
+     * Detached ({@link Scheduler#detach}): an open stream, running without a permit, counted among the open streams
+     * while RUNNING. Written under the scheduler's lock.
+     */
+    volatile boolean stream;
 
     Ticket(Scheduler scheduler, long enteredNanos, int route, int level) {
+        this(scheduler, enteredNanos, route, level, false);
+    }
+
+    private Ticket(Scheduler scheduler, long enteredNanos, int route, int level, boolean exempt) {
         this.scheduler = scheduler;
         this.enteredNanos = enteredNanos;
         this.route = (short) route;
         this.level = (byte) level;
+        this.exempt = exempt;
+    }
+
+    /** The engine's one ticket for exempt requests: RUNNING for good, at full content (level 1 of 1), in no class. */
+    static Ticket exempt(Scheduler scheduler) {
+        Ticket t = new Ticket(scheduler, 0, 0, 1, true);
+        t.state = State.RUNNING;
+        return t;
+    }
+
+    /**
+     * Whether this is an exempt request's ticket ({@code exempt.<n>.*}): the request bypassed QoS. Its state is
+     * RUNNING, it holds no permit, is in no class ({@link #serviceClass()} null) and sets no cookie;
+     * {@link #complete()} and {@link #decline()} do nothing. One ticket is shared by every exempt request.
+     */
+    public boolean exempt() {
+        return exempt;
+    }
+
+    /**
+     * Whether this is an open stream's ticket: a {@link #streamCandidate() stream candidate} that
+     * {@link #detach() detached}. It is RUNNING without a permit; its class counts it among its open streams until
+     * {@link #complete()} or {@link #decline()}, and its time is not service time.
+     */
+    public boolean stream() {
+        return stream;
+    }
+
+    /**
+     * Whether the request may become an open stream ({@code streams.*}: its {@code Accept} header names
+     * {@code text/event-stream}, or its path is one of {@code streams.paths}). A candidate enters like any request
+     * (admission, queue, a permit); only {@link #detach()} makes it a stream.
+     */
+    public boolean streamCandidate() {
+        return candidate;
+    }
+
+    /**
+     * The application's first pass over a RUNNING request returned while the request stays open (it went
+     * asynchronous: an event stream, a long poll): a {@link #streamCandidate() stream candidate} gives its permit
+     * back (the next waiting request is granted it) and becomes an open stream ({@link #stream()}) until
+     * {@link #complete()} or {@link #decline()} ends it; its time so far is not counted as service time. The
+     * adapters call it on the thread that ran the application, after it returned. Returns whether it detached:
+     * false for a request that is no candidate, not RUNNING, detached already, or that found
+     * {@code streams.max-open} streams open (or, of no admitted session, half of them): such a request keeps its
+     * permit until it completes, as any asynchronous request. Thread-safe; idempotent.
+     */
+    public boolean detach() {
+        return candidate && scheduler.detach(this);
     }
 
     /** The current state; see the class documentation. */
@@ -163,7 +234,7 @@ public final class Ticket {
     /** The number of content levels of this request's class ({@code class.<name>.levels}): full content's level. */
     public int levels() {
         Scheduler.Lane l = lane;
-        return l == null ? 0 : l.levels;
+        return l == null ? (exempt ? 1 : 0) : l.levels;
     }
 
     /**
@@ -207,6 +278,10 @@ public final class Ticket {
      * at once on this thread.
      */
     public void await(Listener l) {
+        if (exempt) {
+            l.granted(this); // never parked; the shared ticket keeps no listener
+            return;
+        }
         this.listener = l;
         notifyListener();
     }
@@ -216,7 +291,9 @@ public final class Ticket {
      * and hands it to the next waiting request. A PARKED ticket becomes CANCELLED. Ended tickets: no-op.
      */
     public void complete() {
-        scheduler.finish(this, -1, false);
+        if (!exempt) {
+            scheduler.finish(this, -1, false);
+        }
     }
 
     /**
@@ -224,7 +301,9 @@ public final class Ticket {
      * control loop); a negative size means unknown.
      */
     public void complete(long responseBytes) {
-        scheduler.finish(this, responseBytes, false);
+        if (!exempt) {
+            scheduler.finish(this, responseBytes, false);
+        }
     }
 
     /**
@@ -234,7 +313,9 @@ public final class Ticket {
      * ended tickets: no-op.
      */
     public void decline() {
-        scheduler.finish(this, -1, true);
+        if (!exempt) {
+            scheduler.finish(this, -1, true);
+        }
     }
 
     /**

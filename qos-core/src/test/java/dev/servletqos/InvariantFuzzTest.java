@@ -3,10 +3,12 @@ package dev.servletqos;
 import static dev.servletqos.Engines.cookieValue;
 import static dev.servletqos.Engines.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.Ticket.State;
 import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.ExemptRule;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.QosPolicy.Scheduling;
 import dev.servletqos.policy.Rule;
@@ -78,9 +80,13 @@ class InvariantFuzzTest {
                     .withSessionRate(random.nextBoolean() ? 0 : 5 + random.nextInt(50)));
             b.addRule(Rule.header(name, "X-Tier", name).asTrusted());
         }
-        QosPolicy policy = b.build();
+        // exempt probes and streams (issue 22) from a generator of their own, so that each seed's other steps stay
+        // as they were: every fifth request is a stream, every twentieth a probe
+        Random front = new Random(~seed);
+        QosPolicy policy = b.addExempt(ExemptRule.onPaths("/health")).streamsMaxOpen(1 + front.nextInt(20)).build();
         QosEngine engine = QosEngine.create(policy, clock);
         Model model = new Model(engine, policy);
+        long probes = 0;
 
         for (int step = 0; step < 3_000; step++) {
             int op = random.nextInt(100);
@@ -94,7 +100,24 @@ class InvariantFuzzTest {
                 if (session != null) {
                     r.cookie("QOSSESSION", session);
                 }
-                model.entered(engine.enter(r, clock.nanoTime()));
+                int kind = front.nextInt(20);
+                if (kind == 0) {
+                    Ticket probe = engine.enter(TestRequest.get("/health").header("X-Tier", c), clock.nanoTime());
+                    assertTrue(probe.exempt() && probe.state() == State.RUNNING, probe.toString());
+                    probe.complete();
+                    probes++;
+                    assertEquals(probes, engine.snapshot().exempt());
+                } else {
+                    if (kind < 5) {
+                        r.header("Accept", "text/event-stream");
+                    }
+                    Ticket t = engine.enter(r, clock.nanoTime());
+                    model.entered(t);
+                    if (kind < 3) {
+                        // a candidate whose application goes asynchronous on its first pass, when it runs at once
+                        model.detach(t);
+                    }
+                }
             } else if (op < 70) {
                 model.completeOne(random);
             } else if (op < 78) {
@@ -119,12 +142,18 @@ class InvariantFuzzTest {
             } else {
                 clock.advance(Duration.ofMillis(random.nextInt(20)));
             }
+            if (front.nextInt(10) == 0) {
+                model.detachOne(front); // one granted after waiting, going asynchronous on its resumed pass
+            }
             model.check("step " + step);
         }
         model.endEverything(clock);
         EngineSnapshot s = engine.snapshot();
         assertEquals(0, s.executing(), "no permit left: " + s);
         assertEquals(0, s.queued(), "no ticket left: " + s);
+        assertEquals(0, s.streams(), "no stream left: " + s);
+        assertTrue(probes > 0 && s.classes().stream().mapToLong(ClassStats::completed).sum() > 0, "the run had probes");
+        assertTrue(model.detached > 0, "the run had streams");
         for (ClassStats c : s.classes()) {
             assertEquals(c.entered(), c.completed() + c.declined() + c.rejected() + c.expired() + c.cancelled(),
                     c.toString());
@@ -148,6 +177,9 @@ class InvariantFuzzTest {
         final Map<String, List<String>> sessions = new HashMap<>();
         final Invariants invariants;
 
+        /** Candidates that detached (became open streams) so far. */
+        long detached;
+
         Model(QosEngine engine, QosPolicy policy) {
             this.engine = engine;
             this.policy = policy;
@@ -170,6 +202,7 @@ class InvariantFuzzTest {
                 assertEquals(503, t.rejection().status(), "refusals are 503 here");
                 return;
             }
+            assertFalse(t.stream(), "no ticket is a stream before it detaches: " + t);
             live.add(t);
             if (t.state() == State.PARKED) {
                 awaiting.add(t);
@@ -211,6 +244,44 @@ class InvariantFuzzTest {
             } else if (t != null) {
                 t.complete(random.nextInt(10_000));
                 assertEquals(State.COMPLETED, t.state());
+            }
+        }
+
+        /**
+         * The adapter's detach once the application went asynchronous: a RUNNING candidate becomes an open stream
+         * holding no permit unless the pool is full, anything else is left as it was.
+         */
+        void detach(Ticket t) {
+            EngineSnapshot before = engine.snapshot();
+            State was = t.state();
+            boolean wasStream = t.stream();
+            boolean detached = t.detach();
+            EngineSnapshot after = engine.snapshot();
+            if (detached) {
+                this.detached++;
+                assertTrue(t.streamCandidate() && was == State.RUNNING && !wasStream, t.toString());
+                assertTrue(t.stream() && t.state() == State.RUNNING, t.toString());
+                assertEquals(before.streams() + 1, after.streams(), "one more stream open");
+                assertTrue(before.streams() < policy.streamsMaxOpen(), "the pool had room: " + before.streams());
+                assertTrue(after.executing() <= before.executing(), "its permit was given back, or handed on");
+            } else {
+                assertEquals(wasStream, t.stream(), t.toString());
+                assertEquals(before.streams(), after.streams());
+                assertTrue(!t.streamCandidate() || was != State.RUNNING || wasStream
+                        || before.streams() >= (policy.streamsMaxOpen() + 1) / 2, "refused with room: " + t + ", "
+                        + before.streams() + " open");
+            }
+        }
+
+        void detachOne(Random random) {
+            List<Ticket> candidates = new ArrayList<>();
+            for (Ticket t : live) {
+                if (t.state() == State.RUNNING && t.streamCandidate() && !t.stream()) {
+                    candidates.add(t);
+                }
+            }
+            if (!candidates.isEmpty()) {
+                detach(candidates.get(random.nextInt(candidates.size())));
             }
         }
 
@@ -266,10 +337,13 @@ class InvariantFuzzTest {
             int n = entered.length;
             int[] running = new int[n];
             int[] parked = new int[n];
+            int[] streams = new int[n];
             live.removeIf(t -> t.state() != State.RUNNING && t.state() != State.PARKED);
             for (Ticket t : live) {
                 int k = policy.classIndex(t.serviceClass());
-                if (t.state() == State.RUNNING) {
+                if (t.stream()) {
+                    streams[k]++;
+                } else if (t.state() == State.RUNNING) {
                     running[k]++;
                 } else {
                     parked[k]++;
@@ -287,7 +361,9 @@ class InvariantFuzzTest {
                 assertEquals(entered[k], c.entered(), where + ": entered of " + c.name());
                 assertEquals(running[k], c.executing(), where + ": executing of " + c.name());
                 assertEquals(parked[k], c.queued(), where + ": queued of " + c.name());
+                assertEquals(streams[k], c.streams(), where + ": streams of " + c.name());
             }
+            assertTrue(s.streams() <= policy.streamsMaxOpen(), where + ": " + s.streams() + " streams open");
         }
 
         void endEverything(FakeClock clock) {

@@ -27,9 +27,12 @@ import org.junit.jupiter.api.Test;
  * ended:
  * <ul>
  *   <li>{@code enter}: a request of either class enters (RUNNING, PARKED or REJECTED); a parked one is awaited with a
- *       listener at once, as the adapters do;</li>
+ *       listener at once, as the adapters do. Every request is a stream candidate ({@code Accept:
+ *       text/event-stream}, issue 22);</li>
+ *   <li>{@code detach}: its application went asynchronous (RUNNING stays RUNNING as an open stream, its permit to the
+ *       next in line; anything else: no change);</li>
  *   <li>{@code complete}: the application's end (RUNNING to COMPLETED and the permit to the next in line, PARKED to
- *       CANCELLED);</li>
+ *       CANCELLED; an open stream to COMPLETED, no permit given back);</li>
  *   <li>{@code cancel} and {@code expire}: the adapter's (the client left, the container's timeout);</li>
  *   <li>{@code sweep}: the engine's expiry sweep after the maximum wait has passed on the fake clock.</li>
  * </ul>
@@ -113,7 +116,7 @@ public class SchedulerLincheckTest {
     @Operation
     public String enter(@Param(name = "tid") int tid, boolean premium) {
         int c = premium ? 0 : 1;
-        Ticket t = scheduler.enter(c, c, 0, clock.nanoTime(), 0, false, 1, null, null, null, false);
+        Ticket t = scheduler.enter(c, c, 0, clock.nanoTime(), 0, false, 1, null, null, null, false, Scheduler.STREAM);
         Tracked tracked = new Tracked(t);
         tickets.get(tid).add(tracked);
         if (tracked.parked) {
@@ -143,6 +146,19 @@ public class SchedulerLincheckTest {
             }
         }
         return "none";
+    }
+
+    @Operation
+    public boolean detach(@Param(name = "tid") int tid) {
+        for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
+            if (t.ticket.detach()) {
+                return true;
+            }
+            if (open(t.ticket.state())) {
+                return false; // it waits, or is a stream already
+            }
+        }
+        return false;
     }
 
     @Operation
@@ -233,7 +249,8 @@ public class SchedulerLincheckTest {
      * The sequential model: what DESIGN.md says the scheduler does, with max-executing 1 and nothing else limiting
      * (budgets of 1, borrowing, no reserve, no admission step): a request runs while none runs (nobody waits
      * then), else waits if its class's queue has room, else is refused; a freed permit goes to the oldest waiting
-     * premium request, else the oldest waiting basic one; the sweep expires every waiting request.
+     * premium request, else the oldest waiting basic one; the sweep expires every waiting request. A running request
+     * that detaches frees its permit and holds none until it completes.
      */
     public static class Model {
         private static final int MAX = 1;
@@ -242,6 +259,8 @@ public class SchedulerLincheckTest {
         private static final class Req {
             final int cls;
             State state;
+            /** Detached: an open stream, holding no permit. */
+            boolean stream;
 
             Req(int cls, State state) {
                 this.cls = cls;
@@ -311,12 +330,25 @@ public class SchedulerLincheckTest {
             }
             if (r.state == State.RUNNING) {
                 r.state = State.COMPLETED;
-                running--;
-                grant();
+                if (!r.stream) {
+                    running--;
+                    grant();
+                }
             } else {
                 leaveQueue(r, State.CANCELLED);
             }
             return r.state.name();
+        }
+
+        public boolean detach(int tid) {
+            Req r = oldestOpen(tid);
+            if (r == null || r.state != State.RUNNING || r.stream) {
+                return false;
+            }
+            r.stream = true;
+            running--;
+            grant();
+            return true;
         }
 
         public boolean cancel(int tid) {

@@ -40,6 +40,11 @@ public final class TestRequest implements RequestView {
         return this;
     }
 
+    public TestRequest method(String m) {
+        this.method = m;
+        return this;
+    }
+
     public TestRequest from(String address) {
         this.remote = address;
         return this;

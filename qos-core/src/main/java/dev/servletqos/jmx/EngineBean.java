@@ -110,6 +110,16 @@ final class EngineBean implements QosEngineMXBean {
     }
 
     @Override
+    public long getExempt() {
+        return engine.snapshot().exempt();
+    }
+
+    @Override
+    public int getStreams() {
+        return engine.snapshot().streams();
+    }
+
+    @Override
     public ClassStatistics[] getClasses() {
         EngineSnapshot s = engine.snapshot();
         return s.classes().stream().map(baseline::of).toArray(ClassStatistics[]::new);

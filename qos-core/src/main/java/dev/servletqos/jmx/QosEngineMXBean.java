@@ -48,6 +48,12 @@ public interface QosEngineMXBean {
     /** Sessions this node knows now (approximate). */
     long getSessions();
 
+    /** Requests an exempt rule ({@code exempt.<n>.*}) let bypass QoS since the engine started; in no class. */
+    long getExempt();
+
+    /** Streams ({@code streams.*}) open now, all classes: running without a permit. */
+    int getStreams();
+
     /** Each class's counters since {@link #getStatisticsSince()}, highest priority first. */
     ClassStatistics[] getClasses();
 

@@ -30,8 +30,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
  *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = session-queued, session-rate,
- *       session-level, session-address, queue-full, session-limit, address-limit, and bucket for the token-bucket
- *       rules)</li>
+ *       session-level, session-address, queue-full, session-limit, address-limit, streams-full, and bucket for the
+ *       token-bucket rules)</li>
  *   <li>{@code qos.sessions} (counter, unit sessions; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
@@ -60,6 +60,8 @@ import java.util.function.ToDoubleFunction;
  *       1..M: completed requests served at that content level)</li>
  *   <li>{@code qos.max.executing}, {@code qos.max.executing.ceiling}, {@code qos.session.table.size} (gauges, no
  *       class)</li>
+ *   <li>{@code qos.exempt} (counter, no class: requests an exempt rule let bypass QoS) and {@code qos.streams.open}
+ *       (gauge, no class: streams running without a permit now)</li>
  *   <li>{@code qos.cookies} (counter; {@code cookie} = tier, session; {@code result} = valid, missing,
  *       malformed, forged, expired, oversized)</li>
  * </ul>
@@ -84,7 +86,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
             new Rejection("session-address", ClassStats::sessionsRefusedAddress),
             new Rejection("queue-full", ClassStats::queueFull),
             new Rejection("session-limit", ClassStats::sessionLimited),
-            new Rejection("address-limit", ClassStats::addressLimited));
+            new Rejection("address-limit", ClassStats::addressLimited),
+            new Rejection("streams-full", ClassStats::streamsFull));
 
     private final QosEngine engine;
     private final Tags extraTags;
@@ -276,6 +279,12 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         meters.add(Gauge.builder("qos.session.table.size", this, m -> m.snapshot().sessions().tableSize())
                 .description("Admitted sessions this node remembers").tags(extraTags).baseUnit("sessions")
                 .register(registry));
+        meters.add(FunctionCounter.builder("qos.exempt", this, m -> m.snapshot().exempt())
+                .description("Requests an exempt rule let bypass QoS (exempt.<n>.*)").tags(extraTags)
+                .baseUnit("requests").register(registry));
+        meters.add(Gauge.builder("qos.streams.open", this, m -> m.snapshot().streams())
+                .description("Streams open now, running without a permit (streams.*)").tags(extraTags)
+                .baseUnit("streams").register(registry));
         meters.add(FunctionCounter.builder("qos.control.periods", engine, e -> status().periods())
                 .description("Control periods run").baseUnit("periods").tags(extraTags).register(registry));
         meters.add(FunctionCounter.builder("qos.control.failures", engine, e -> status().failures())

@@ -166,7 +166,19 @@ final class PolicyKeys {
                     + "beyond it, admission.reject-status.", QosPolicy.Builder::maxNewSessionsPerAddress),
             global("admission.new-sessions-per-address-burst", INTEGER,
                     computed("max(1, ⌈admission.max-new-sessions-per-address⌉)"), "1..1000000", "sessions",
-                    "Depth of each address's new-session bucket.", QosPolicy.Builder::newSessionsPerAddressBurst)));
+                    "Depth of each address's new-session bucket.", QosPolicy.Builder::newSessionsPerAddressBurst),
+            global("streams.event-stream", BOOLEAN, of("true"), "", "",
+                    "Whether a request whose Accept header asks for text/event-stream (server-sent events) is a "
+                    + "stream candidate: it enters with a permit like any request, and gives the permit back once "
+                    + "its application went asynchronous.", QosPolicy.Builder::streamsEventStream),
+            global("streams.paths", LIST, NONE, "path patterns, as a path rule's values", "",
+                    "Paths whose requests are stream candidates (long-poll, large downloads): a permit until the "
+                    + "application goes asynchronous, none while the stream stays open.",
+                    QosPolicy.Builder::streamsPaths),
+            global("streams.max-open", INTEGER, of(String.valueOf(QosPolicy.DEFAULT_STREAMS_MAX_OPEN)),
+                    "0 (no stream pool)..1000000", "streams",
+                    "Streams open at once; beyond it a stream is refused with 503 (reason streams-full).",
+                    QosPolicy.Builder::streamsMaxOpen)));
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
@@ -317,6 +329,18 @@ final class PolicyKeys {
                     + "not only lowers requests.",
                     (r, trusted) -> new Rule(r.type(), r.values(), r.header(), r.serviceClass(), trusted))));
 
+    /**
+     * Keys {@code exempt.<n>.*}, applied to an {@link ExemptRule} that starts empty: requests it matches bypass
+     * QoS. A rule gives at least one of them; the parser checks that.
+     */
+    static final Section<ExemptRule> EXEMPT = new Section<>("exempt.<n>.", List.of(
+            exempt("paths", LIST, NONE, "path patterns, as a path rule's values", "",
+                    "The paths of the exempt requests; none: any path.", ExemptRule::withPaths),
+            exempt("methods", LIST, NONE, "HTTP methods such as GET, HEAD", "",
+                    "The methods of the exempt requests; none: any method.", ExemptRule::withMethods),
+            exempt("addresses", LIST, NONE, "IP addresses and CIDR ranges, as an ip rule's values", "",
+                    "The client addresses of the exempt requests; none: any address.", ExemptRule::withAddresses)));
+
     private static final ValueType<BucketControl.Law> BUCKET_LAWS = ValueType.oneOf("bucket law",
             BucketControl.Law.values(), BucketControl.Law::key);
 
@@ -382,7 +406,7 @@ final class PolicyKeys {
 
     /** Every section, in the order the parser applies them. */
     static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE, CONTENT, BUCKETS, BUCKET, VHOSTS,
-            VHOST);
+            VHOST, EXEMPT);
 
     private PolicyKeys() {
     }
@@ -420,6 +444,11 @@ final class PolicyKeys {
     private static <T> Key<VirtualServerPolicy, T> vhost(String name, ValueType<T> type, Default byDefault,
             String range, String unit, String description,
             BiFunction<VirtualServerPolicy, T, VirtualServerPolicy> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<ExemptRule, T> exempt(String name, ValueType<T> type, Default byDefault, String range,
+            String unit, String description, BiFunction<ExemptRule, T, ExemptRule> set) {
         return new Key<>(name, type, byDefault, range, unit, description, set);
     }
 

@@ -221,8 +221,10 @@ public final class PolicyParser {
         TreeSet<Integer> contentLevels = new TreeSet<>();
         TreeSet<String> bucketNames = new TreeSet<>();
         TreeSet<String> vhostNames = new TreeSet<>();
+        TreeSet<Integer> exemptNumbers = new TreeSet<>();
         for (String key : raw.keySet()) {
-            if (named(key, PolicyKeys.BUCKET, "bucket.", bucketNames, BucketPolicy::named)
+            if (exemptNumber(key, exemptNumbers)
+                    || named(key, PolicyKeys.BUCKET, "bucket.", bucketNames, BucketPolicy::named)
                     || named(key, PolicyKeys.VHOST, "vhost.", vhostNames, VirtualServerPolicy::named)
                     || inSection(key, PolicyKeys.BUCKETS) || inSection(key, PolicyKeys.VHOSTS)) {
                 continue;
@@ -247,6 +249,15 @@ public final class PolicyParser {
         b.virtualServerPlan(applyAll(PolicyKeys.VHOSTS, null, VirtualServerPlan.DEFAULTS));
         for (String name : vhostNames) {
             b.addVirtualServer(applyAll(PolicyKeys.VHOST, name, VirtualServerPolicy.named(name)));
+        }
+        for (int n : exemptNumbers) {
+            ExemptRule e = applyAll(PolicyKeys.EXEMPT, Integer.toString(n), ExemptRule.EMPTY);
+            String k = "exempt." + n;
+            if (e.isEmpty()) {
+                throw error(k + ".paths", UNSET, "an exempt rule needs at least one of " + k + ".paths, " + k
+                        + ".methods, " + k + ".addresses with a value (it would exempt every request)");
+            }
+            b.addExempt(e);
         }
         List<Integer> fileNumbers = new ArrayList<>(ruleNumbers);
         for (int n : fileNumbers) {
@@ -280,6 +291,26 @@ public final class PolicyParser {
             throw unknownKey(key, section.names(name), "its keys are " + section.suffixes());
         }
         names.add(name);
+        return true;
+    }
+
+    /** Whether {@code key} is an exempt rule's ({@code exempt.<n>.paths}), recording {@code n}; fails on a bad key. */
+    private boolean exemptNumber(String key, Set<Integer> numbers) {
+        if (!key.startsWith("exempt.")) {
+            return false;
+        }
+        int dot = key.indexOf('.', 7);
+        String number = dot < 0 ? key.substring(7) : key.substring(7, dot);
+        String rest = dot < 0 ? "" : key.substring(dot + 1);
+        if (!RULE_NUMBER.matcher(number).matches()) {
+            throw error(key, raw.get(key), "the exempt rule number must be a positive integer without leading zeros"
+                    + " (exempt.1, exempt.2, ...)");
+        }
+        if (PolicyKeys.EXEMPT.find(rest) == null) {
+            throw unknownKey(key, PolicyKeys.EXEMPT.names(number), "exempt rule keys are "
+                    + PolicyKeys.EXEMPT.suffixes());
+        }
+        numbers.add(Integer.parseInt(number));
         return true;
     }
 

@@ -104,6 +104,10 @@ public final class QosPolicy {
     /** {@code content.*} as given, for {@link #toBuilder()}. */
     private final List<String> givenContentPaths;
     private final SortedMap<Integer, String> givenContentPrefixes;
+    private final List<ExemptRule> exempt;
+    private final boolean streamsEventStream;
+    private final List<String> streamsPaths;
+    private final int streamsMaxOpen;
 
     private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control,
                       ContentTrees contentTrees) {
@@ -152,6 +156,10 @@ public final class QosPolicy {
         this.contentTrees = contentTrees;
         this.givenContentPaths = b.contentPaths;
         this.givenContentPrefixes = Collections.unmodifiableSortedMap(new TreeMap<>(b.contentPrefixes));
+        this.exempt = List.copyOf(b.exempt);
+        this.streamsEventStream = b.streamsEventStream;
+        this.streamsPaths = b.streamsPaths;
+        this.streamsMaxOpen = b.streamsMaxOpen;
     }
 
     /**
@@ -168,6 +176,12 @@ public final class QosPolicy {
      * wait for its answers.
      */
     public static final int DEFAULT_MAX_PER_SESSION = 8;
+    /**
+     * Default of {@code streams.max-open}: far above what one node's users keep open (one event stream per open
+     * page), far below what the container's connections and the heap bear (an open asynchronous request holds no
+     * thread, some kilobytes of buffers).
+     */
+    public static final int DEFAULT_STREAMS_MAX_OPEN = 10_000;
     /**
      * Default of {@code admission.max-queued-per-address}: a tenth of one class's default queue, so that one
      * address (a cookie-less flood) cannot fill the queues.
@@ -242,6 +256,10 @@ public final class QosPolicy {
         b.virtualServerPlan = virtualServerPlan;
         b.contentPaths = givenContentPaths;
         b.contentPrefixes.putAll(givenContentPrefixes);
+        b.exempt.addAll(exempt);
+        b.streamsEventStream = streamsEventStream;
+        b.streamsPaths = streamsPaths;
+        b.streamsMaxOpen = streamsMaxOpen;
         return b;
     }
 
@@ -475,6 +493,32 @@ public final class QosPolicy {
         return contentTrees;
     }
 
+    /** The exempt rules ({@code exempt.<n>.*}), in order; default: none (nothing is exempt). */
+    public List<ExemptRule> exempt() {
+        return exempt;
+    }
+
+    /**
+     * Whether a request asking for {@code text/event-stream} in its {@code Accept} header is a stream
+     * ({@code streams.event-stream}); default true.
+     */
+    public boolean streamsEventStream() {
+        return streamsEventStream;
+    }
+
+    /** The paths whose requests are streams ({@code streams.paths}, path patterns); default: none. */
+    public List<String> streamsPaths() {
+        return streamsPaths;
+    }
+
+    /**
+     * The most streams open at once ({@code streams.max-open}); 0: no stream pool (streams are ordinary requests);
+     * default {@value #DEFAULT_STREAMS_MAX_OPEN}.
+     */
+    public int streamsMaxOpen() {
+        return streamsMaxOpen;
+    }
+
     /** Equal when every setting is (secrets included). */
     @Override
     public boolean equals(Object o) {
@@ -493,7 +537,8 @@ public final class QosPolicy {
                 tierCookieName, tierCookieMaxAge, tierCookieSecure, sessionCookieName, sessionMaxAge,
                 sessionCookieSecure, sessionTableMaxEntries, sessionIdleTimeout, totalQueuedTrigger,
                 higherQueuedTrigger, rejectStatus, retryAfter, watch, maxPerSession, maxQueuedPerAddress, maxNewSessionsPerAddress,
-                newSessionsPerAddressBurst, control, buckets, bucketControl, virtualServers, virtualServerPlan, contentTrees);
+                newSessionsPerAddressBurst, control, buckets, bucketControl, virtualServers, virtualServerPlan, contentTrees,
+                exempt, streamsEventStream, streamsPaths, streamsMaxOpen);
     }
 
     @Override
@@ -540,6 +585,10 @@ public final class QosPolicy {
         private ControlPolicy control = ControlPolicy.DEFAULTS;
         private List<String> contentPaths = List.of();
         private final SortedMap<Integer, String> contentPrefixes = new TreeMap<>();
+        private final List<ExemptRule> exempt = new ArrayList<>();
+        private boolean streamsEventStream = true;
+        private List<String> streamsPaths = List.of();
+        private int streamsMaxOpen = DEFAULT_STREAMS_MAX_OPEN;
 
         private Builder() {
         }
@@ -810,6 +859,36 @@ public final class QosPolicy {
             return this;
         }
 
+        /** Appends an exempt rule ({@code exempt.<n>.*}): the requests it matches bypass QoS. */
+        public Builder addExempt(ExemptRule e) {
+            exempt.add(java.util.Objects.requireNonNull(e));
+            return this;
+        }
+
+        /** Removes every exempt rule. */
+        public Builder clearExempt() {
+            exempt.clear();
+            return this;
+        }
+
+        /** {@code streams.event-stream}: whether an {@code Accept: text/event-stream} request is a stream. */
+        public Builder streamsEventStream(boolean on) {
+            this.streamsEventStream = on;
+            return this;
+        }
+
+        /** {@code streams.paths}: the paths whose requests are streams (path patterns). */
+        public Builder streamsPaths(List<String> patterns) {
+            this.streamsPaths = List.copyOf(patterns);
+            return this;
+        }
+
+        /** {@code streams.max-open}: the most streams open at once, 0..1000000 (0: no stream pool). */
+        public Builder streamsMaxOpen(int n) {
+            this.streamsMaxOpen = n;
+            return this;
+        }
+
         /**
          * Checks every setting and builds the policy.
          *
@@ -962,6 +1041,16 @@ public final class QosPolicy {
                 prefixes[level] = e.getValue();
             }
             ContentTrees trees = ContentTrees.of(contentPaths, prefixes, maxLevels);
+            for (int i = 0; i < exempt.size(); i++) {
+                exempt.get(i).check("exempt." + (i + 1));
+            }
+            try {
+                ValueMatcher.paths(streamsPaths);
+            } catch (IllegalArgumentException e) {
+                throw new PolicyException("streams.paths", String.join(", ", streamsPaths), e.getMessage());
+            }
+            ClassPolicy.check(streamsMaxOpen >= 0 && streamsMaxOpen <= 1_000_000, "streams.max-open", streamsMaxOpen,
+                    "must be 0 (no stream pool)..1000000");
             return new QosPolicy(this, resolved, start, ceiling, resolvedControl, trees);
         }
 

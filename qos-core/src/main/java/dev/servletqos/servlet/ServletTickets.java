@@ -311,8 +311,13 @@ public final class ServletTickets {
 
     /**
      * Releases the permit of a {@link Ticket.State#RUNNING RUNNING} ticket once the application is done with the
-     * request: now, or, if the application went asynchronous, when the request completes. Call it on the thread
-     * that ran the application, after the application returned (also when it threw).
+     * request: now, or, if the application went asynchronous, when the request completes. A stream candidate's
+     * ({@link Ticket#streamCandidate()}) application that went asynchronous (an event stream, a long poll) gives
+     * its permit back now instead ({@link Ticket#detach()}): its synchronous part ran under the permit, and the
+     * open stream holds none. Call it on the thread that ran the application, after the application returned (also
+     * when it threw). The adapter's own {@code startAsync()} (a waiting request) never gets here: the permit is
+     * granted later, and the resumed pass, a new dispatch, is asynchronous only if its application started async
+     * again.
      */
     static void releaseWhenDone(Ticket ticket, HttpServletRequest request, LongSupplier bytes) {
         // While this container thread has not returned, isAsyncStarted() is still true even if the application
@@ -326,7 +331,9 @@ public final class ServletTickets {
             request.getAsyncContext().addListener(new CompletionListener(ticket, bytes));
         } catch (IllegalStateException ex) {
             ticket.complete(bytes.getAsLong());
+            return;
         }
+        ticket.detach(); // a no-op for a request that is no stream candidate: it keeps its permit until onComplete
     }
 
     /**

@@ -199,6 +199,8 @@ public final class StatusPage {
                 .field("queued", s.queued())
                 .field("settingsSource", settings.source().name())
                 .field("sessions", s.sessions().tableSize())
+                .field("exempt", s.exempt())
+                .field("streams", s.streams())
                 .endObject();
         j.name("control").beginObject()
                 .field("mode", settings.control().mode().key())
@@ -244,6 +246,8 @@ public final class StatusPage {
                     .field("sessionsRefusedQueued", c.sessionsRefusedQueued())
                     .field("sessionsRefusedRate", c.sessionsRefusedRate())
                     .field("sessionsRefusedAddress", c.sessionsRefusedAddress())
+                    .field("streams", c.streams())
+                    .field("streamsFull", c.streamsFull())
                     .field("sessionRate", c.sessionRate())
                     .field("sessionBurst", c.sessionBurst());
             ControlStatus.Reading r = reading(control, c.name());

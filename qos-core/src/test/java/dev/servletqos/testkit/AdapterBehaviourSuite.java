@@ -938,6 +938,114 @@ public abstract class AdapterBehaviourSuite {
         assertEquals(3, basic.completedAtLevel(1), "all three served at level 1: " + basic);
     }
 
+    @Test
+    protected void anExemptProbeIsAnsweredAtOnceWhileEveryPermitIsHeldAndOthersWait() throws Exception {
+        start("max-executing = 2\nclass.premium.reserve = 0\nexempt.1.paths = /health\nexempt.1.methods = GET, HEAD\n");
+        List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            slow.add(send(request("/work?ms=3000").build()));
+        }
+        awaitState("two running, one waiting", Duration.ofSeconds(10),
+                () -> server.snapshot().executing() == 2 && server.snapshot().queued() == 1);
+        long started = System.nanoTime();
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> probe = get(request("/health"));
+            assertEquals(200, probe.statusCode());
+            assertEquals("healthy null", probe.body(), "an exempt request is in no class");
+            assertTrue(probe.headers().allValues("Set-Cookie").isEmpty(), "nor is it given an admission cookie: "
+                    + probe.headers().map());
+        }
+        long tookMillis = (System.nanoTime() - started) / 1_000_000;
+        EngineSnapshot s = server.snapshot();
+        assertEquals(2, s.executing(), "the probes waited for no permit");
+        assertEquals(1, s.queued(), "and for nobody in the queue: " + tookMillis + " ms for five");
+        assertEquals(5, s.exempt());
+        assertEquals(3, s.get("basic").entered(), "exempt requests are counted apart, in no class");
+        for (CompletableFuture<HttpResponse<String>> f : slow) {
+            assertEquals(200, f.get().statusCode());
+        }
+        assertFalse(server.startedOrder().contains("null"));
+    }
+
+    /**
+     * Issue 22: event streams, each entering with a permit like any request (two permits here, so most of them wait
+     * and go asynchronous on their resumed pass), give it back once the application went asynchronous: fifty stay
+     * open while ordinary requests are served at once, and their open time is no service time. The streams are
+     * those of admitted sessions, five per session, as the pages of logged-in users open them.
+     */
+    @Test
+    protected void openEventStreamsHoldNoPermitAndOrdinaryRequestsAreStillServed() throws Exception {
+        start("max-executing = 2\nclass.premium.reserve = 0\n");
+        List<String> sessions = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            sessions.add(admission(get(request("/work?ms=1"))));
+        }
+        List<CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            streams.add(send(request(TestApp.EVENTS + "?ms=5000").header("Accept", "text/event-stream")
+                    .header("Cookie", sessions.get(i % sessions.size())).build()));
+        }
+        awaitState("50 streams open", Duration.ofSeconds(20), () -> server.snapshot().streams() == 50);
+        awaitState("their permits given back", Duration.ofSeconds(5), () -> server.snapshot().executing() == 0);
+        for (int i = 0; i < 10; i++) {
+            HttpResponse<String> r = get(request("/work?ms=10"));
+            assertEquals(200, r.statusCode());
+            assertEquals("ok basic", r.body());
+        }
+        EngineSnapshot open = server.snapshot();
+        assertEquals(50, open.streams(), "the streams stay open meanwhile");
+        assertEquals(50, open.get("basic").streams());
+        assertEquals(0, open.queued(), "nobody waited behind the streams");
+        for (CompletableFuture<HttpResponse<String>> f : streams) {
+            HttpResponse<String> r = f.get(60, TimeUnit.SECONDS);
+            assertEquals(200, r.statusCode());
+            assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"),
+                    r.headers().map().toString());
+            assertEquals("data: open\n\ndata: bye\n\n", r.body());
+        }
+        awaitIdle();
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(70, basic.completed(), String.valueOf(basic));
+        assertEquals(70, basic.grants(), "every stream entered with a permit, as any request: " + basic);
+        assertTrue(basic.serviceNanos() < Duration.ofSeconds(1).toNanos() * Math.max(1, basic.serviceTimed()),
+                "the streams' five seconds are no service time: " + basic);
+    }
+
+    /**
+     * Issue 22: {@code Accept: text/event-stream} is the client's to send, so it buys nothing by itself: a synchronous
+     * slow page asked for it while every permit is busy waits for a permit like any request, and runs under it.
+     */
+    @Test
+    protected void aSynchronousPageAskedForAnEventStreamWaitsForAPermitLikeAnyRequest() throws Exception {
+        start("max-executing = 2\nclass.premium.reserve = 0\n");
+        List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            slow.add(send(request("/work?ms=1500").build()));
+        }
+        awaitState("both permits busy", Duration.ofSeconds(10), () -> server.snapshot().executing() == 2);
+        CompletableFuture<HttpResponse<String>> sneaky = send(request("/work?ms=300")
+                .header("Accept", "text/event-stream").build());
+        awaitState("the event-stream page waits", Duration.ofSeconds(10), () -> server.snapshot().queued() == 1);
+        EngineSnapshot waiting = server.snapshot();
+        assertEquals(2, waiting.executing(), "it did not run beside the two");
+        assertEquals(0, waiting.streams());
+        assertEquals(List.of("basic", "basic"), server.startedOrder(), "nor did its application start");
+        assertFalse(sneaky.isDone());
+
+        HttpResponse<String> r = sneaky.get(30, TimeUnit.SECONDS);
+        assertEquals(200, r.statusCode());
+        assertEquals("ok basic", r.body());
+        for (CompletableFuture<HttpResponse<String>> f : slow) {
+            assertEquals(200, f.get().statusCode());
+        }
+        awaitIdle();
+        ClassStats basic = server.snapshot().get("basic");
+        assertEquals(3, basic.completed());
+        assertEquals(3, basic.grants());
+        assertTrue(basic.waitNanos() > 0, "it waited for its permit: " + basic);
+        assertEquals(0, basic.streams());
+    }
+
     /** Sets basic's fractional content level through the engine's settings seam, as the controller does. */
     protected void setBasicLevel(double m) {
         QosEngine e = server.engine();
@@ -1003,7 +1111,7 @@ public abstract class AdapterBehaviourSuite {
     protected void awaitIdle() {
         awaitState("executing and queued back to zero", Duration.ofSeconds(20), () -> {
             EngineSnapshot s = server.snapshot();
-            return s.executing() == 0 && s.queued() == 0;
+            return s.executing() == 0 && s.queued() == 0 && s.streams() == 0;
         });
     }
 

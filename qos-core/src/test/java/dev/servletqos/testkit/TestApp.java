@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The application behind the adapter under test, as a contract every {@link AdapterBehaviourSuite} subclass
  * mounts on its container, at the root of the server (context path {@code ""}). Servlet containers mount
- * {@link TestServlets}; a container without servlets (Jetty core {@code Handler}s) implements the same four
+ * {@link TestServlets}; a container without servlets (Jetty core {@code Handler}s) implements the same
  * endpoints itself, using this class for the started order and the delayed completions.
  *
  * <p>The endpoints, all answering {@code 200} with {@code Content-Type: text/plain} unless stated:
@@ -32,6 +32,13 @@ import java.util.concurrent.TimeUnit;
  *   <dd>Works N ms like {@value #WORK}, then answers {@code "level " + level + " of " + levels} from the request
  *       attributes {@value #LEVEL_ATTRIBUTE} and {@value #LEVELS_ATTRIBUTE} the adapter set, read through the
  *       adapter's public API ({@code ContentLevels}); for example {@code level 1 of 2}. Records nothing.</dd>
+ *   <dt>{@value #HEALTH} (GET)</dt>
+ *   <dd>A load balancer's probe: answers {@code "healthy " + class} at once ({@code healthy null} for a request
+ *       an exempt rule let bypass QoS, which is in no class). Records nothing.</dd>
+ *   <dt>{@value #EVENTS} {@code ?ms=N} (GET)</dt>
+ *   <dd>A server-sent events stream: goes asynchronous, answers {@code Content-Type: text/event-stream} with the
+ *       event {@code data: open} flushed at once, stays open N ms, then sends {@code data: bye} and completes on
+ *       one of this class's threads. Records nothing.</dd>
  *   <dt>{@value #IMAGES} and {@value #DEGRADED} (GET, every path under them)</dt>
  *   <dd>Static content: answers {@code "file " + path}, the decoded path within the application the request was served
  *       from ({@code /img/pic.png}, or {@code /degraded/img/pic.png} when the adapter served it from the degraded
@@ -54,6 +61,9 @@ public final class TestApp implements AutoCloseable {
     public static final String ASYNC = "/async";
     public static final String ECHO = "/echo";
     public static final String LEVEL = "/level";
+    /** A probe's endpoint, and a server-sent events stream's. */
+    public static final String HEALTH = "/health";
+    public static final String EVENTS = "/events";
     /** The full tree of the static content, and the tree of its lighter level ({@code content.1.prefix}). */
     public static final String IMAGES = "/img";
     public static final String DEGRADED = "/degraded";

@@ -30,6 +30,8 @@ public final class TestServlets {
         m.put(TestApp.ASYNC, new Async(app));
         m.put(TestApp.ECHO, new Echo());
         m.put(TestApp.LEVEL, new Level());
+        m.put(TestApp.HEALTH, new Health());
+        m.put(TestApp.EVENTS, new Events(app));
         m.put(TestApp.IMAGES + "/*", new Files());
         m.put(TestApp.DEGRADED + "/*", new Files());
         return m;
@@ -103,6 +105,45 @@ public final class TestServlets {
                 try {
                     async.getResponse().setContentType("text/plain");
                     async.getResponse().getWriter().print("async done");
+                } catch (IOException | RuntimeException ignored) {
+                    // the client is gone; complete anyway
+                }
+                async.complete();
+            });
+        }
+    }
+
+    private static final class Health extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.setContentType("text/plain");
+            resp.getWriter().print("healthy " + req.getAttribute(TestApp.CLASS_ATTRIBUTE));
+        }
+    }
+
+    /** A server-sent events stream, as an application writes one with {@code AsyncContext}. */
+    private static final class Events extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+        private final transient TestApp app;
+
+        Events(TestApp app) {
+            this.app = app;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            long ms = TestApp.millis(req.getParameter("ms"));
+            AsyncContext async = req.startAsync();
+            async.setTimeout(ms + 30_000);
+            resp.setContentType("text/event-stream");
+            resp.setCharacterEncoding("UTF-8");
+            resp.getWriter().print("data: open\n\n");
+            resp.flushBuffer();
+            app.later(ms, () -> {
+                try {
+                    async.getResponse().getWriter().print("data: bye\n\n");
                 } catch (IOException | RuntimeException ignored) {
                     // the client is gone; complete anyway
                 }

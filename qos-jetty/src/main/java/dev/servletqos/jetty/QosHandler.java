@@ -68,7 +68,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>How a request goes through: {@link QosEngine#enter} decides. A request that may run now goes on to the
  * wrapped handler at once, and its permit is released when the request completes (response sent, also after
- * an exception or when the handler completed the callback later on another thread). A request that must wait
+ * an exception or when the handler completed the callback later on another thread). A stream candidate
+ * ({@code Accept: text/event-stream}, a path of {@code streams.paths}) whose wrapped handler returned {@code true}
+ * without completing the callback yet (an event stream, a long poll: the handler went asynchronous) gives its permit
+ * back then ({@link Ticket#detach()}) and is an open stream until it completes. A request that must wait
  * is suspended by returning {@code true} and keeping its callback: no thread waits for it. When the engine
  * grants it a permit, it is resumed through the request's context executor, never inline on the thread that
  * freed the permit. A request that waited longer than its class's {@code max-wait} (checked every 100 ms on
@@ -616,12 +619,51 @@ public class QosHandler extends Handler.Wrapper {
             ticket.decline();
             throw x;
         }
-        boolean handled = next.handle(served, response, callback);
+        Watched watched = ticket.streamCandidate() ? new Watched(callback) : null;
+        boolean handled = next.handle(served, response, watched != null ? watched : callback);
         if (!handled) {
             // Another handler (or the server's 404) answers it: that needs no permit, and it was not served.
             ticket.decline();
+        } else if (watched != null) {
+            watched.detachIfOpen(ticket);
         }
         return handled;
+    }
+
+    /**
+     * A stream candidate's callback, as the wrapped handler gets it: notes whether the handler completed it, so that
+     * a handler that returned with the response still open (it went asynchronous) is told apart from one that
+     * answered on its thread.
+     */
+    private static final class Watched extends Callback.Nested {
+        private volatile boolean done;
+
+        Watched(Callback callback) {
+            super(callback);
+        }
+
+        @Override
+        public void succeeded() {
+            done = true;
+            super.succeeded();
+        }
+
+        @Override
+        public void failed(Throwable x) {
+            done = true;
+            super.failed(x);
+        }
+
+        /**
+         * Called once the wrapped handler returned true: if it has not completed the callback, the request stays
+         * open without this thread, and its permit is given back ({@link Ticket#detach()}); the costly part, the
+         * handler's own thread, ran under it.
+         */
+        void detachIfOpen(Ticket ticket) {
+            if (!done) {
+                ticket.detach();
+            }
+        }
     }
 
     private void park(QosEngine e, Ticket ticket, Handler next, Request request, Request served, Response response,
@@ -713,9 +755,12 @@ public class QosHandler extends Handler.Wrapper {
             }
             try {
                 addCookie(ticket, response);
-                if (!next.handle(served, response, callback)) {
+                Watched watched = ticket.streamCandidate() ? new Watched(callback) : null;
+                if (!next.handle(served, response, watched != null ? watched : callback)) {
                     ticket.decline();
                     Response.writeError(request, response, callback, HttpStatus.NOT_FOUND_404);
+                } else if (watched != null) {
+                    watched.detachIfOpen(ticket);
                 }
             } catch (Throwable x) {
                 // what Jetty does with a handler's exception on its own threads

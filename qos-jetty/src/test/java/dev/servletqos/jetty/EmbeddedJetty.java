@@ -333,6 +333,16 @@ final class EmbeddedJetty implements QosServer {
                     Content.Sink.write(response, true, "level " + ContentLevels.level(request) + " of "
                             + ContentLevels.levels(request), callback);
                     return true;
+                case TestApp.HEALTH:
+                    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
+                    Content.Sink.write(response, true, "healthy " + cls, callback);
+                    return true;
+                case TestApp.EVENTS:
+                    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream;charset=utf-8");
+                    Content.Sink.write(response, false, "data: open\n\n", Callback.from(
+                            () -> testApp.later(millis, () -> Content.Sink.write(response, true, "data: bye\n\n",
+                                    callback)), callback::failed));
+                    return true;
                 case TestApp.ECHO:
                     String body = Content.Source.asString(request, StandardCharsets.UTF_8);
                     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
