@@ -165,7 +165,13 @@ public final class QosEngine {
         }
         // the session's class comes from its credentials, once; request rules can only lower one request. A class
         // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
-        int sessionClass = s == null ? r.classifier.classify(request) : r.resolve(s.generation(), s.classIndex());
+        int classified = s == null ? r.classifier.classifyNew(request) : 0;
+        int sessionClass = s == null ? classified & ~Classifier.CREDENTIAL
+                : r.resolve(s.generation(), s.classIndex());
+        // an admitted session, a tier cookie, an ip or trusted rule is a credential: no per-address limit for it
+        boolean credential = s != null || (classified & Classifier.CREDENTIAL) != 0;
+        // no admission cookie and not a browser's page: an API caller, admitted by request, never a session
+        boolean stateless = s == null && !asksForHtml(request.header("Accept"));
         int c = r.classifier.requestClass(request, sessionClass);
         Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
@@ -183,15 +189,33 @@ public final class QosEngine {
                 level = 1; // an admitted session is served, at the lightest content
             }
         }
-        Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
+        Scheduler.Load load = s != null ? s.load() : stateless ? null : new Scheduler.Load();
         Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
-                r.policy.maxQueuedPerAddress() > 0 || s == null && r.policy.maxNewSessionsPerAddress() > 0
-                        ? request.remoteAddress() : null, host, guaranteed);
-        if (t.state != Ticket.State.REJECTED) {
+                !credential && (r.policy.maxQueuedPerAddress() > 0 || r.policy.maxNewSessionsPerAddress() > 0)
+                        ? request.remoteAddress() : null,
+                (stateless ? Scheduler.STATELESS : 0) | (credential ? Scheduler.CREDENTIAL : 0), host, guaranteed);
+        if (t.state != Ticket.State.REJECTED && !stateless) {
             t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t, r)
                     : sessions.admitNew(r, sessionClass, newId, load));
         }
         return t;
+    }
+
+    /**
+     * Whether an {@code Accept} header asks for HTML ({@code text/html} in it, any case): a browser's page. A
+     * request without an admission cookie that does not (no Accept at all included) is stateless: an API caller
+     * or a probe, admitted by request ({@link Scheduler#STATELESS}). Allocates nothing.
+     */
+    static boolean asksForHtml(String accept) {
+        if (accept == null) {
+            return false;
+        }
+        for (int i = accept.indexOf('/'); i >= 0; i = accept.indexOf('/', i + 1)) {
+            if (i >= 4 && accept.regionMatches(true, i - 4, "text/html", 0, 9)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -78,7 +78,7 @@ public class RequestPathBenchmark {
 
         @Override
         public String header(String name) {
-            return null;
+            return "Accept".equalsIgnoreCase(name) ? "text/html" : null; // a browser's page: a new session
         }
     }
 
