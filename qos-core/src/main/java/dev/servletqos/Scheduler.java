@@ -633,6 +633,13 @@ final class Scheduler {
             refuseLocked(t, lane, rejections.sessionAddress());
             return false;
         }
+        if (rationing && (kind & STATELESS) != 0) {
+            // a stateless request is shed before any session: while its class rations new sessions, it is refused
+            // (and that refusal does not make the class ration longer: only its admission's own refusals do)
+            sessionLane.sessionsRefusedQueued++;
+            refuseLocked(t, lane, rejections.sessionQueued());
+            return false;
+        }
         for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
             Rejection refusal = step.refuse(sessionLane, this, now);
             if (refusal != null) {
@@ -640,12 +647,6 @@ final class Scheduler {
                 refuseLocked(t, lane, refusal);
                 return false;
             }
-        }
-        if (rationing && (kind & STATELESS) != 0) {
-            // a stateless request is shed before any session: while its class rations new sessions, it is refused
-            sessionLane.sessionsRefusedQueued++;
-            refuseLocked(t, lane, rejections.sessionQueued());
-            return false;
         }
         return true;
     }
