@@ -46,9 +46,9 @@ package dev.servletqos;
  * @param level                 the class's live fractional content level m now, 0..M
  * @param completedByLevel      completed requests by the content level they were served at, indexed 0..M
  *                              (index 0 stays 0: a request at level 0 is refused)
- * @param sessionsRefusedAddress new sessions refused because their client address had started
- *                              {@code admission.max-new-sessions-per-address} a second already (counted in
- *                              {@code rejected}, not in the other refusals)
+ * @param sessionsRefusedAddress new sessions refused because their client address was above its fair share
+ *                              while the class rationed them ({@code admission.max-new-sessions-per-address};
+ *                              counted in {@code rejected}, not in the other refusals)
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,

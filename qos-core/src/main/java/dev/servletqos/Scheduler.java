@@ -146,7 +146,7 @@ final class Scheduler {
         long sessionsRefusedRate;
         /** New sessions refused because their content level was 0. */
         long sessionsRefusedLevel;
-        /** New sessions refused by {@code admission.max-new-sessions-per-address}. */
+        /** New sessions refused by their address's fair share ({@code admission.max-new-sessions-per-address}). */
         long sessionsRefusedAddress;
         /**
          * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
@@ -392,13 +392,13 @@ final class Scheduler {
      * content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of generation
      * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the
      * class's name, and the level is lowered to the class's levels if the reload gave it fewer. The first request
-     * of a new session meets admission first (refused at level 0, else when its address started
-     * {@code admission.max-new-sessions-per-address} a second already, else the admission steps of its session's
-     * class {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
+     * of a new session meets admission first (refused at level 0, else, while its class rations, when its address is
+     * above its fair share ({@code admission.max-new-sessions-per-address}), else the admission steps of its
+     * session's class {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
      * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request
      * that would have to wait is refused when its class's queue is full, when its session already has
-     * {@code admission.max-per-session} requests executing and waiting, or when
-     * {@code admission.max-queued-per-address} requests from its address wait. A request of virtual server
+     * {@code admission.max-per-session} requests executing and waiting, or when its address has its share of a
+     * scarce queue waiting ({@code admission.max-queued-per-address}). A request of virtual server
      * {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full queue or a
      * limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves kept),
      * else waits in the guaranteed queue, which is served before every class's.
@@ -457,7 +457,7 @@ final class Scheduler {
             } else {
                 enqueueLocked(t, lane);
             }
-            if (newSession) {
+            if (newSession && (kind & STATELESS) == 0) {
                 sessionLane.sessionsAdmitted++;
             }
             return;

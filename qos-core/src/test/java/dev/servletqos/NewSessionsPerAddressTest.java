@@ -15,6 +15,12 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -165,6 +171,64 @@ class NewSessionsPerAddressTest {
             assertEquals(State.RUNNING, t.state(), "an admitted session's requests");
             t.complete();
         }
+    }
+
+    /** Floods from {@code flood} and ten other addresses for two seconds; the warnings the scheduler logged. */
+    private List<String> warningsOfAFloodFrom(String flood) {
+        List<String> warnings = new ArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel() == Level.WARNING) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger(Scheduler.class.getName());
+        logger.addHandler(handler);
+        try {
+            QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY), clock);
+            for (int step = 0; step < 800; step++) {
+                visit(engine, flood);
+                if (step % 20 == 10) {
+                    visit(engine, "198.51.100." + (step / 20) % 10);
+                }
+                clock.advance(Duration.ofNanos(2_500_000));
+            }
+            assertTrue(engine.snapshot().get("basic").sessionsRefusedAddress() > 10, "the share bound many times");
+        } finally {
+            logger.removeHandler(handler);
+        }
+        return warnings;
+    }
+
+    /**
+     * A share that binds for a loopback or private address (a proxy's, a NAT's) is said once per engine, naming the
+     * address and the fix; one binding for a public address is an attacker's, and says nothing.
+     */
+    @Test
+    void aShareBindingForAPrivateAddressIsSaidOnceWithTheFix() {
+        List<String> warnings = warningsOfAFloodFrom("10.20.30.40");
+        assertEquals(1, warnings.size(), warnings.toString());
+        String w = warnings.get(0);
+        assertTrue(w.contains("10.20.30.40") && w.contains("admission.max-new-sessions-per-address")
+                && w.contains("RemoteIpValve") && w.contains("ForwardedRequestCustomizer")
+                && w.contains("docs/production.md"), w);
+        assertEquals(List.of(), warningsOfAFloodFrom(FLOOD));
+        assertTrue(Scheduler.sharedLooking("127.0.0.1") && Scheduler.sharedLooking("172.20.1.1")
+                && Scheduler.sharedLooking("192.168.0.9") && Scheduler.sharedLooking("100.64.0.1")
+                && Scheduler.sharedLooking("::1") && Scheduler.sharedLooking("fd00::1")
+                && Scheduler.sharedLooking("FE80::1"));
+        assertTrue(!Scheduler.sharedLooking("172.32.1.1") && !Scheduler.sharedLooking("100.128.0.1")
+                && !Scheduler.sharedLooking("8.8.8.8") && !Scheduler.sharedLooking("2001:db8::1"));
     }
 
     @Test

@@ -837,7 +837,8 @@ public abstract class AdapterBehaviourSuite {
         try (Socket s = new Socket("127.0.0.1", server.port())) {
             s.setSoTimeout(30_000);
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + TestApp.WORK + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nCookie: ")
+            out.write(("GET " + TestApp.WORK + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\n"
+                    + "Connection: close\r\nCookie: ")
                     .getBytes(StandardCharsets.US_ASCII));
             out.write(safe.toString().getBytes(StandardCharsets.UTF_8));
             out.write("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
