@@ -7,18 +7,18 @@ package dev.servletqos;
  * default class; a credential is never held by its address.
  *
  * <p>Per address, three moving counts: the new sessions it asked for (its demand), those admitted, and those its
- * class's own admission refused (its unmet demand). Demand and admissions decay with a time constant of a second,
- * so they read as rates per second; unmet demand with {@value #UNMET_SECONDS} s, so that a flood once held stays
- * held while it goes on. From the demands, the water level {@code f} of max-min fairness: the rate at which
- * {@code sum over addresses of min(demand, f)} equals what the class admits (its session rate, or the admissions
- * measured while it has none). An address is refused only when all hold: its class rations (the scheduler asks
- * only then), another address asked too and was refused by the class lately (or this address was held by its share
- * lately: a flood once held stays held while it goes on, instead of taking the tokens back each time the others
- * have been served for a while), the address's demand is above its share and its admissions have reached it. Its share is {@value #HEADROOM} of {@code f} (the tokens the other
- * addresses need build up again: at exactly {@code f} the class's bucket stays empty and they go on being
- * refused), and never less than the floor, the key's rate, capped at half of what the class admits. So one address
- * alone (a large NAT, or every client of a test on 127.0.0.1) gets everything its class admits, and a flood from
- * one address leaves the others their demand.
+ * class's own admission refused (its unmet demand). Demand and admissions decay with a time constant of a second, so
+ * they read as rates per second; unmet demand with {@value #UNMET_SECONDS} s, so that a flood once held stays held
+ * while it goes on. From the demands, the water level {@code f} of max-min fairness: the rate at which {@code sum over
+ * addresses of min(demand, f)} equals what the class admits (its session rate, or the admissions measured while it has
+ * none). An address is refused only when all hold: its class rations (the scheduler asks only then), another address
+ * asked too and was refused by the class lately (or this address was held by its share lately: a flood once held stays
+ * held while it goes on, instead of taking the tokens back each time the others have been served for a while), the
+ * address's demand is above its share and its admissions have reached it. Its share is {@value #HEADROOM} of {@code f}
+ * (the tokens the other addresses need build up again: at exactly {@code f} the class's bucket stays empty and they go
+ * on being refused), and never less than the floor, the key's rate, capped at half of what the class admits. So one
+ * address alone (a large NAT, or every client of a test on 127.0.0.1) gets everything its class admits, and a flood
+ * from one address leaves the others their demand.
  *
  * <p>The table holds {@value #SLOTS} addresses in sets of {@value #WAYS}, by a hash of the address's text, and
  * allocates nothing after it is made: it keeps the address string the request brought. A new address takes the
@@ -255,6 +255,28 @@ final class AddressSessions {
             unmetTotal *= Math.exp(-s / UNMET_SECONDS);
             totalsAt = now;
         }
+    }
+
+    /** Whether the address text is loopback, private (RFC 1918, fc00::/7), shared (100.64/10) or link-local. */
+    static boolean sharedLooking(String a) {
+        if (a.startsWith("10.") || a.startsWith("127.") || a.startsWith("192.168.") || a.startsWith("169.254.")) {
+            return true;
+        }
+        if (a.startsWith("172.") || a.startsWith("100.")) {
+            int second = 0;
+            int i = 4;
+            for (; i < a.length() && i < 7 && Character.isDigit(a.charAt(i)); i++) {
+                second = second * 10 + a.charAt(i) - '0';
+            }
+            return a.startsWith("172.") ? second >= 16 && second <= 31 : second >= 64 && second <= 127;
+        }
+        if (a.indexOf(':') >= 0) {
+            return a.equals("::1") || a.equals("0:0:0:0:0:0:0:1") || a.regionMatches(true, 0, "fc", 0, 2)
+                    || a.regionMatches(true, 0, "fd", 0, 2) || a.regionMatches(true, 0, "fe8", 0, 3)
+                    || a.regionMatches(true, 0, "fe9", 0, 3) || a.regionMatches(true, 0, "fea", 0, 3)
+                    || a.regionMatches(true, 0, "feb", 0, 3);
+        }
+        return false;
     }
 
     private int hash(String address) {

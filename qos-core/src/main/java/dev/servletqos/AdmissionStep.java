@@ -162,8 +162,9 @@ interface AdmissionStep {
 
         /**
          * A new session refused because its address was above its fair share while its class rationed new sessions
-         * ({@code admission.max-new-sessions-per-address} the least share): {@code admission.reject-status} (503 by default, not 429: behind a shared address, a NAT or an
-         * unconfigured proxy, the visitor refused is most often not the one who sent too many).
+         * ({@code admission.max-new-sessions-per-address} the least share): {@code admission.reject-status} (503 by
+         * default, not 429: behind a shared address, a NAT or an unconfigured proxy, the visitor refused is most often
+         * not the one who sent too many).
          */
         Rejection sessionAddress() {
             return jittered(sessionAddress, rejectStatus, Rejection.Reason.SESSION_ADDRESS);

@@ -19,8 +19,8 @@ public final class Rejection {
         SESSION_LEVEL("session-level"),
         /**
          * A new session was refused because its client address was above its fair share of its class's new sessions
-         * while the class rationed them and other addresses went without ({@code admission.max-new-sessions-per-address}
-         * the least share).
+         * while the class rationed them and other addresses went without ({@code
+         * admission.max-new-sessions-per-address} the least share).
          */
         SESSION_ADDRESS("session-address"),
         /** The class's queue was full. */

@@ -390,18 +390,18 @@ final class Scheduler {
     /**
      * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known) at
      * content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of generation
-     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the
-     * class's name, and the level is lowered to the class's levels if the reload gave it fewer. The first request
-     * of a new session meets admission first (refused at level 0, else, while its class rations, when its address is
-     * above its fair share ({@code admission.max-new-sessions-per-address}), else the admission steps of its
-     * session's class {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
-     * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request
-     * that would have to wait is refused when its class's queue is full, when its session already has
-     * {@code admission.max-per-session} requests executing and waiting, or when its address has its share of a
-     * scarce queue waiting ({@code admission.max-queued-per-address}). A request of virtual server
-     * {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full queue or a
-     * limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves kept),
-     * else waits in the guaranteed queue, which is served before every class's.
+     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the class's
+     * name, and the level is lowered to the class's levels if the reload gave it fewer. The first request of a new
+     * session meets admission first (refused at level 0, else, while its class rations, when its address is above its
+     * fair share ({@code admission.max-new-sessions-per-address}), else the admission steps of its session's class
+     * {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
+     * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request that
+     * would have to wait is refused when its class's queue is full, when its session already has {@code
+     * admission.max-per-session} requests executing and waiting, or when its address has its share of a scarce queue
+     * waiting ({@code admission.max-queued-per-address}). A request of virtual server {@code host} (null: none) within
+     * its guarantee is never refused: not by admission, not by a full queue or a limit; it runs at once when a permit
+     * is free (its class's budget aside, the other classes' reserves kept), else waits in the guaranteed queue, which
+     * is served before every class's.
      *
      * @param load    the session's requests in flight, counted while this one is; null: not counted
      * @param address the client's address, for the per-address limits ({@code admission.max-queued-per-address}
@@ -564,7 +564,7 @@ final class Scheduler {
      * balancer's or a NAT's (loopback, private, shared or link-local): most likely many clients behind one address.
      */
     private void warnOfSharedAddressLocked(String address, boolean queue) {
-        if (addressRefusalLogged || !sharedLooking(address)) {
+        if (addressRefusalLogged || !AddressSessions.sharedLooking(address)) {
             return;
         }
         addressRefusalLogged = true;
@@ -576,28 +576,6 @@ final class Scheduler {
                 + "loopback, private or proxy address: many clients likely share it. If it is your reverse proxy's or "
                 + "load balancer's, configure the container's remote-IP handling (Tomcat RemoteIpValve, Jetty "
                 + "ForwardedRequestCustomizer) so that each client has its own address; see docs/production.md");
-    }
-
-    /** Whether the address text is loopback, private (RFC 1918, fc00::/7), shared (100.64/10) or link-local. */
-    static boolean sharedLooking(String a) {
-        if (a.startsWith("10.") || a.startsWith("127.") || a.startsWith("192.168.") || a.startsWith("169.254.")) {
-            return true;
-        }
-        if (a.startsWith("172.") || a.startsWith("100.")) {
-            int second = 0;
-            int i = 4;
-            for (; i < a.length() && i < 7 && Character.isDigit(a.charAt(i)); i++) {
-                second = second * 10 + a.charAt(i) - '0';
-            }
-            return a.startsWith("172.") ? second >= 16 && second <= 31 : second >= 64 && second <= 127;
-        }
-        if (a.indexOf(':') >= 0) {
-            return a.equals("::1") || a.equals("0:0:0:0:0:0:0:1") || a.regionMatches(true, 0, "fc", 0, 2)
-                    || a.regionMatches(true, 0, "fd", 0, 2) || a.regionMatches(true, 0, "fe8", 0, 3)
-                    || a.regionMatches(true, 0, "fe9", 0, 3) || a.regionMatches(true, 0, "fea", 0, 3)
-                    || a.regionMatches(true, 0, "feb", 0, 3);
-        }
-        return false;
     }
 
     /**

@@ -223,12 +223,12 @@ class NewSessionsPerAddressTest {
                 && w.contains("RemoteIpValve") && w.contains("ForwardedRequestCustomizer")
                 && w.contains("docs/production.md"), w);
         assertEquals(List.of(), warningsOfAFloodFrom(FLOOD));
-        assertTrue(Scheduler.sharedLooking("127.0.0.1") && Scheduler.sharedLooking("172.20.1.1")
-                && Scheduler.sharedLooking("192.168.0.9") && Scheduler.sharedLooking("100.64.0.1")
-                && Scheduler.sharedLooking("::1") && Scheduler.sharedLooking("fd00::1")
-                && Scheduler.sharedLooking("FE80::1"));
-        assertTrue(!Scheduler.sharedLooking("172.32.1.1") && !Scheduler.sharedLooking("100.128.0.1")
-                && !Scheduler.sharedLooking("8.8.8.8") && !Scheduler.sharedLooking("2001:db8::1"));
+        assertTrue(AddressSessions.sharedLooking("127.0.0.1") && AddressSessions.sharedLooking("172.20.1.1")
+                && AddressSessions.sharedLooking("192.168.0.9") && AddressSessions.sharedLooking("100.64.0.1")
+                && AddressSessions.sharedLooking("::1") && AddressSessions.sharedLooking("fd00::1")
+                && AddressSessions.sharedLooking("FE80::1"));
+        assertTrue(!AddressSessions.sharedLooking("172.32.1.1") && !AddressSessions.sharedLooking("100.128.0.1")
+                && !AddressSessions.sharedLooking("8.8.8.8") && !AddressSessions.sharedLooking("2001:db8::1"));
     }
 
     @Test
