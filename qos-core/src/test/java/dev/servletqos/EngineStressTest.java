@@ -302,7 +302,8 @@ class EngineStressTest {
         private void enter(SplittableRandom random) {
             int k = random.nextInt(CLASSES.length);
             // basic, the default class, without a credential: the per-address limits apply to its new sessions
-            TestRequest r = (k == CLASSES.length - 1 ? TestRequest.get("/") : Engines.request(CLASSES[k]))
+            TestRequest r = (k < CLASSES.length - 1 ? Engines.request(CLASSES[k])
+                    : random.nextInt(8) == 0 ? TestRequest.api("/") : TestRequest.get("/")) // an API caller too
                     .from(ADDRESSES[random.nextInt(ADDRESSES.length)]);
             // basic's requests are new sessions two times in three (the others' one in three), so that its
             // anonymous requests fill its queue and the address shares bind

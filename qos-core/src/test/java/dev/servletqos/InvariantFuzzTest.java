@@ -87,7 +87,10 @@ class InvariantFuzzTest {
             if (op < 40) {
                 String c = CLASSES[random.nextInt(CLASSES.length)];
                 String session = random.nextInt(3) > 0 ? model.sessionOf(c, random) : null;
-                TestRequest r = request(c);
+                // one in four without a credential: a browser's page (a new session of the default class) or an
+                // API caller's (stateless without a cookie)
+                int kind = random.nextInt(8);
+                TestRequest r = kind == 0 ? TestRequest.get("/") : kind == 1 ? TestRequest.api("/") : request(c);
                 if (guarantees && random.nextInt(3) == 0) {
                     r.host("g.example");
                 }
