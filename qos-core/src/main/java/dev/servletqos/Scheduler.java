@@ -543,11 +543,13 @@ final class Scheduler {
 
     /**
      * Whether {@code lane} rations its new sessions now: its admission refused one within {@link #RATIONING_NANOS},
-     * or its session tokens are scarce ({@link TokenBucket#scarce}). While it does not, no request of the class is
-     * refused for its address, and stateless requests are admitted.
+     * its session tokens are scarce ({@link TokenBucket#scarce}), or its queue steps are about to refuse
+     * ({@link AdmissionStep#queueScarce}). While it does not, no request of the class is refused for its address,
+     * and stateless requests are admitted.
      */
     boolean rationingLocked(Lane lane, long now) {
-        return (lane.rationed && now - lane.rationedUntil < 0) || lane.sessions.scarce(now);
+        return (lane.rationed && now - lane.rationedUntil < 0) || lane.sessions.scarce(now)
+                || AdmissionStep.queueScarce(lane, this);
     }
 
     /** The class's own admission refused a new session now (of the address in {@code slot}, -1: none). */

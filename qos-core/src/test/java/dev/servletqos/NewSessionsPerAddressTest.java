@@ -146,6 +146,67 @@ class NewSessionsPerAddressTest {
         }
     }
 
+    /**
+     * With {@code control.admission = auto} and no session rate yet, the queue guard is what admits: four permits,
+     * 100 ms a request, 40 new sessions a second. A flood of 200 a second and ten addresses asking 2 a second each:
+     * once the queue is half way to the guard's limit the flood is held to its share of the admissions measured, and
+     * the others get their demand.
+     */
+    @Test
+    void withTheQueueGuardTheFloodIsHeldBeforeTheGuardRefusesTheOthers() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse("""
+                classes = basic
+                max-executing = 4
+                control.admission = auto
+                tier-cookie.secret = per-address-test-secret-0123456789
+                """), clock);
+        java.util.Map<Ticket, Long> inFlight = new java.util.HashMap<>();
+        int[] asked = new int[10];
+        int[] admitted = new int[10];
+        int flood = 0;
+        int warmUp = 600; // 3 s of 5 ms steps
+        for (int step = 0; step < 2600; step++) { // 13 s
+            long now = clock.nanoTime();
+            engine.expireOverdue(now);
+            inFlight.entrySet().removeIf(e -> {
+                Ticket t = e.getKey();
+                if (t.state() == State.RUNNING && e.getValue() == 0) {
+                    e.setValue(now + 100_000_000L); // granted since: it runs 100 ms
+                }
+                if (t.state() == State.RUNNING && now - e.getValue() >= 0) {
+                    t.complete();
+                }
+                return t.state() != State.RUNNING && t.state() != State.PARKED;
+            });
+            boolean counted = step >= warmUp;
+            Ticket f = enter(engine, FLOOD);
+            if (f.state() != State.REJECTED) {
+                inFlight.put(f, f.state() == State.RUNNING ? now + 100_000_000L : 0L);
+                flood += counted ? 1 : 0;
+            }
+            if (step % 10 == 5) { // every 50 ms one of the ten others: each every 500 ms
+                int other = (step / 10) % 10;
+                Ticket o = enter(engine, "198.51.100." + other);
+                if (o.state() != State.REJECTED) {
+                    inFlight.put(o, o.state() == State.RUNNING ? now + 100_000_000L : 0L);
+                }
+                if (counted) {
+                    asked[other]++;
+                    admitted[other] += o.state() != State.REJECTED ? 1 : 0;
+                }
+            }
+            clock.advance(Duration.ofMillis(5));
+        }
+        for (int i = 0; i < 10; i++) {
+            assertEquals(asked[i], admitted[i], "address " + i + " gets its demand");
+        }
+        ClassStats basic = engine.snapshot().get("basic");
+        assertTrue(basic.sessionsRefusedAddress() > 0, basic.toString());
+        assertTrue(flood <= 22 * 10, "the flood's share of 40 a second is 20: " + flood + " in 10 s");
+        assertTrue(flood >= 15 * 10, "and it keeps most of it: " + flood + " in 10 s");
+        assertTrue(basic.reconciles(), basic.toString());
+    }
+
     /** A returning premium user with a valid tier cookie from the flooding address meets only premium's admission. */
     @Test
     void aCredentialFromAFloodedAddressIsNeverHeldByIt() {
