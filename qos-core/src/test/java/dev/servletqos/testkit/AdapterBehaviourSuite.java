@@ -421,13 +421,13 @@ public abstract class AdapterBehaviourSuite {
 
     /**
      * Issue 22: the per-address limits bind only under scarcity, as fair shares among addresses: every client here is
-     * 127.0.0.1, one address alone, so 60 new sessions at once on a server with room are all admitted, with the
-     * limits at their defaults; an API caller without a cookie jar (no Accept: text/html) is answered with no
-     * admission cookie.
+     * 127.0.0.1, one address alone, so 60 new sessions at once on a server with room (a session rate of 1000, of
+     * which 60 tokens leave it far from scarce) are all admitted, with the limits at their defaults; an API caller
+     * without a cookie jar (no Accept: text/html) is answered with no admission cookie.
      */
     @Test
     protected void oneAddressAloneIsNeverRefusedForItsAddress() throws Exception {
-        server = start(dir, CLASSES + "max-executing = 8\nclass.basic.session-rate = 100\n", MAX_THREADS);
+        server = start(dir, CLASSES + "max-executing = 8\nclass.basic.session-rate = 1000\n", MAX_THREADS);
         for (int i = 0; i < 60; i++) {
             HttpResponse<String> admitted = client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, admitted.statusCode(), "new session " + i);
