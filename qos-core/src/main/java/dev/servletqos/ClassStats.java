@@ -22,7 +22,8 @@ package dev.servletqos;
  * @param cancelled             requests whose client went away while they waited
  * @param queueFull             of the rejected, refused because the queue was full
  * @param sessionsAdmitted      new sessions admitted
- * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k)
+ * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k) or the queue guard, and stateless
+ *                              requests refused while the class rationed new sessions
  * @param sessionsRefusedRate   new sessions refused by the session rate
  * @param sessionLimited        of the rejected, requests that would have waited while their session had
  *                              {@code admission.max-per-session} requests executing and waiting

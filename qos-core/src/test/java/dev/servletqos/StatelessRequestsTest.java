@@ -62,6 +62,29 @@ class StatelessRequestsTest {
         assertFalse(QosEngine.asksForHtml(null));
     }
 
+    /** The same with the minimal policy (self-tuning capacity and admission), each call taking 20 ms. */
+    @Test
+    void withTheMinimalPolicyToo() {
+        QosEngine engine = QosEngine.create(ClassEscalationTest.parse("""
+                classes = premium, basic
+                tier-cookie.secret = stateless-test-secret-0123456789
+                """), clock);
+        Ticket previous = null;
+        for (int i = 0; i < 1000; i++) {
+            Ticket t = engine.enter(TestRequest.api("/api/items").from("10.1.2.3"), clock.nanoTime());
+            assertEquals(State.RUNNING, t.state(), "request " + i);
+            assertNull(t.setCookieHeader());
+            clock.advance(Duration.ofMillis(10));
+            if (previous != null) {
+                previous.complete(); // two at a time: each runs 20 ms
+            }
+            previous = t;
+        }
+        previous.complete();
+        assertEquals(0, engine.snapshot().get("basic").rejected());
+        assertEquals(0, engine.snapshot().sessions().tableSize());
+    }
+
     @Test
     void underOverloadStatelessRequestsAreShedWhileAdmittedSessionsRun() {
         QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY + "class.basic.session-rate = 2\n"
