@@ -66,6 +66,27 @@ interface AdmissionStep {
     }
 
     /**
+     * Whether the class's queue steps are about to refuse: with {@code control.admission = auto}, the queue guard's
+     * predicted start delay is at least half the class's delay target; with the triggers, the queues are at least
+     * half way to j or k. The scheduler counts such a class as rationing its new sessions, so that the per-address
+     * shares bind before the steps refuse anyone (a flood held only once they refuse fills the queue again each
+     * time they stop). Changes nothing.
+     */
+    static boolean queueScarce(Scheduler.Lane lane, Scheduler s) {
+        if (!s.autoAdmission()) {
+            return (lane.totalQueuedTrigger > 0 && 2L * s.queued() >= lane.totalQueuedTrigger)
+                    || (lane.higherQueuedTrigger > 0 && 2L * s.queuedAbove(lane.index) >= lane.higherQueuedTrigger);
+        }
+        double service = s.meanServiceNanos();
+        if (!(service > 0)) {
+            return false;
+        }
+        double ahead = s.queuedAbove(lane.index) + lane.queued;
+        double permits = Math.max(1, s.maxExecuting() - s.executingAbove(lane.index) - s.reservedFor(lane));
+        return 2 * ahead * service / permits >= lane.delayTargetNanos;
+    }
+
+    /**
      * The class's session token bucket (paper 002's policer): at most {@code session-rate} new sessions/s (the
      * scheduler takes the token when it admits the session). With {@code control.admission = auto}, Retry-After
      * is the time the bucket needs to admit the sessions refused in the last second and this one.
@@ -168,9 +189,10 @@ interface AdmissionStep {
         }
 
         /**
-         * A new session refused because its address started {@code admission.max-new-sessions-per-address} a second
-         * already: {@code admission.reject-status} (503 by default, not 429: behind a shared address, a NAT or an
-         * unconfigured proxy, the visitor refused is most often not the one who sent too many).
+         * A new session refused because its address was above its fair share while its class rationed new sessions
+         * ({@code admission.max-new-sessions-per-address} the least share): {@code admission.reject-status} (503 by
+         * default, not 429: behind a shared address, a NAT or an unconfigured proxy, the visitor refused is most often
+         * not the one who sent too many).
          */
         Rejection sessionAddress() {
             return jittered(sessionAddress, rejectStatus, Rejection.Reason.SESSION_ADDRESS);

@@ -22,7 +22,8 @@ package dev.servletqos;
  * @param cancelled             requests whose client went away while they waited
  * @param queueFull             of the rejected, refused because the queue was full
  * @param sessionsAdmitted      new sessions admitted
- * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k)
+ * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k) or the queue guard, and stateless
+ *                              requests refused while the class rationed new sessions
  * @param sessionsRefusedRate   new sessions refused by the session rate
  * @param sessionLimited        of the rejected, requests that would have waited while their session had
  *                              {@code admission.max-per-session} requests executing and waiting
@@ -46,9 +47,9 @@ package dev.servletqos;
  * @param level                 the class's live fractional content level m now, 0..M
  * @param completedByLevel      completed requests by the content level they were served at, indexed 0..M
  *                              (index 0 stays 0: a request at level 0 is refused)
- * @param sessionsRefusedAddress new sessions refused because their client address had started
- *                              {@code admission.max-new-sessions-per-address} a second already (counted in
- *                              {@code rejected}, not in the other refusals)
+ * @param sessionsRefusedAddress new sessions refused because their client address was above its fair share
+ *                              while the class rationed them ({@code admission.max-new-sessions-per-address};
+ *                              counted in {@code rejected}, not in the other refusals)
  * @param streams               streams ({@code streams.*}) open now: detached once their application went
  *                              asynchronous ({@link Ticket#detach()}), running without a permit, not in
  *                              {@code executing}

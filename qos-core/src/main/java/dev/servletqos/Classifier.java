@@ -68,16 +68,28 @@ final class Classifier {
         this.defaultClass = policy.classIndex(policy.defaultClass());
     }
 
+    /** Or'ed into {@link #classifyNew}'s class index when a credential gave it. */
+    static final int CREDENTIAL = 1 << 30;
+
     /** The class index of a new session: by its credentials, else the default class. */
     int classify(RequestView request) {
+        return classifyNew(request) & ~CREDENTIAL;
+    }
+
+    /**
+     * The class index of a new session, with {@link #CREDENTIAL} or'ed in when a credential gave it (a valid tier
+     * cookie, an ip rule or a rule marked trusted matched), not when it is the default class for want of one; so
+     * the engine knows, without allocating, whether the per-address limits may apply.
+     */
+    int classifyNew(RequestView request) {
         for (int i = 0; i < matchers.length; i++) {
             if (tierRule[i]) {
                 int c = tierClass(request);
                 if (c >= 0) {
-                    return c;
+                    return c | CREDENTIAL;
                 }
             } else if (matchers[i].matches(request)) {
-                return classOf[i];
+                return classOf[i] | CREDENTIAL;
             }
         }
         return defaultClass;

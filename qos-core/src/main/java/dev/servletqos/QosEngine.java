@@ -35,12 +35,14 @@ import java.util.function.UnaryOperator;
  * keeps its class; otherwise its credentials (tier cookie, ip rules, rules marked trusted) give the new session
  * its class; (3) the request rules (path, host, header) may lower this one request below its session's class,
  * never raise it; (4) the request's content level is decided from its class's live level and the session (a new
- * session at level 0 is refused); (5) session admission decides for a new session (its client address's
- * new-session bucket, {@code admission.max-new-sessions-per-address}; WebQoS triggers j and k, or the queue guard;
- * the class's session rate), once per session; (6) the scheduler runs it, queues it, or
- * refuses it when its class's queue is full or, when it would wait, when its session or its address already has
- * too many requests in the engine ({@code admission.max-per-session}, {@code admission.max-queued-per-address}).
- * An admitted session's later requests are never refused by admission.
+ * session at level 0 is refused); (5) session admission decides for a new session (while its class rations new
+ * sessions and it has no credential, its client address's fair share, {@code admission.max-new-sessions-per-address};
+ * WebQoS triggers j and k, or the queue guard; the class's session rate), once per session; a request without an
+ * admission cookie that does not ask for HTML is stateless instead: no session, refused while its class rations;
+ * (6) the scheduler runs it, queues it, or
+ * refuses it when its class's queue is full or, when it would wait, when its session or (anonymous, the queue
+ * scarce) its address already has too many requests in the engine ({@code admission.max-per-session},
+ * {@code admission.max-queued-per-address}). An admitted session's later requests are never refused by admission.
  *
  * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, content levels,
  * the controller's mode and gains) are one immutable {@link Settings} value, replaced whole through
@@ -179,7 +181,13 @@ public final class QosEngine {
         }
         // the session's class comes from its credentials, once; request rules can only lower one request. A class
         // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
-        int sessionClass = s == null ? r.classifier.classify(request) : r.resolve(s.generation(), s.classIndex());
+        int classified = s == null ? r.classifier.classifyNew(request) : 0;
+        int sessionClass = s == null ? classified & ~Classifier.CREDENTIAL
+                : r.resolve(s.generation(), s.classIndex());
+        // an admitted session, a tier cookie, an ip or trusted rule is a credential: no per-address limit for it
+        boolean credential = s != null || (classified & Classifier.CREDENTIAL) != 0;
+        // no admission cookie and not a browser's page: an API caller, admitted by request, never a session
+        boolean stateless = s == null && !asksForHtml(request.header("Accept"));
         int c = r.classifier.requestClass(request, sessionClass);
         Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
@@ -197,17 +205,35 @@ public final class QosEngine {
                 level = 1; // an admitted session is served, at the lightest content
             }
         }
-        Scheduler.Load load = s != null ? s.load() : new Scheduler.Load();
+        Scheduler.Load load = s != null ? s.load() : stateless ? null : new Scheduler.Load();
         Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
-                r.policy.maxQueuedPerAddress() > 0 || s == null && r.policy.maxNewSessionsPerAddress() > 0
-                        ? request.remoteAddress() : null, host, guaranteed,
-                !stream ? Scheduler.NO_STREAM
-                        : s == null && sessionClass == r.defaultIndex ? Scheduler.ANONYMOUS_STREAM : Scheduler.STREAM);
-        if (t.state != Ticket.State.REJECTED) {
+                !credential && (r.policy.maxQueuedPerAddress() > 0 || r.policy.maxNewSessionsPerAddress() > 0)
+                        ? request.remoteAddress() : null,
+                (stateless ? Scheduler.STATELESS : 0) | (credential ? Scheduler.CREDENTIAL : 0)
+                        | (!stream ? 0 : credential ? Scheduler.STREAM : Scheduler.STREAM | Scheduler.ANONYMOUS_STREAM),
+                host, guaranteed);
+        if (t.state != Ticket.State.REJECTED && !stateless) {
             t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t, r)
                     : sessions.admitNew(r, sessionClass, newId, load));
         }
         return t;
+    }
+
+    /**
+     * Whether an {@code Accept} header asks for HTML ({@code text/html} in it, any case): a browser's page. A
+     * request without an admission cookie that does not (no Accept at all included) is stateless: an API caller
+     * or a probe, admitted by request ({@link Scheduler#STATELESS}). Allocates nothing.
+     */
+    static boolean asksForHtml(String accept) {
+        if (accept == null) {
+            return false;
+        }
+        for (int i = accept.indexOf('/'); i >= 0; i = accept.indexOf('/', i + 1)) {
+            if (i >= 4 && accept.regionMatches(true, i - 4, "text/html", 0, 9)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -18,8 +18,9 @@ public final class Rejection {
         /** A new session was refused because its class's content level was down to 0 (refuse). */
         SESSION_LEVEL("session-level"),
         /**
-         * A new session was refused because its client address had started
-         * {@code admission.max-new-sessions-per-address} new sessions a second already (its token bucket was empty).
+         * A new session was refused because its client address was above its fair share of its class's new sessions
+         * while the class rationed them and other addresses went without ({@code
+         * admission.max-new-sessions-per-address} the least share).
          */
         SESSION_ADDRESS("session-address"),
         /** The class's queue was full. */
@@ -33,7 +34,10 @@ public final class Rejection {
          * executing and waiting (a cookie shared by many clients, or a client that does not wait for its answers).
          */
         SESSION_LIMIT("session-limit"),
-        /** The request would have waited while {@code admission.max-queued-per-address} from its address waited. */
+        /**
+         * The request would have waited while its address had its share of a scarce queue waiting already
+         * ({@code admission.max-queued-per-address} the least share).
+         */
         ADDRESS_LIMIT("address-limit"),
         /** A stream ({@code streams.*}) found {@code streams.max-open} streams open. */
         STREAMS_FULL("streams-full");

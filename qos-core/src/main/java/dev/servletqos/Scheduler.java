@@ -67,12 +67,26 @@ final class Scheduler {
     private int maxPerSession;
     private int maxQueuedPerAddress;
     /**
-     * The new sessions each client address may start ({@code admission.max-new-sessions-per-address}); null when
-     * there is no limit. Kept across reloads while there is one (the addresses keep their tokens).
+     * The fair shares of anonymous new sessions among client addresses while their class rations them
+     * ({@code admission.max-new-sessions-per-address}, the least share); null when off (0). Kept across reloads
+     * while on (the addresses keep their counts).
      */
     private AddressSessions addressSessions;
-    /** Whether the first refusal by {@link #addressSessions} was logged (once per engine). */
+    /**
+     * Whether a per-address share binding for an address that looks like a proxy's or a NAT's was logged (once per
+     * engine).
+     */
     private boolean addressRefusalLogged;
+    /** A request without an admission cookie that is not a browser's page: request-level admission, no session. */
+    static final int STATELESS = 1;
+    /** A request carrying a credential (admission cookie, tier cookie, ip or trusted rule): no per-address limit. */
+    static final int CREDENTIAL = 2;
+    /** A stream candidate ({@code streams.*}): it may become an open stream once its application went async. */
+    static final int STREAM = 4;
+    /** With {@link #STREAM}: a candidate of no admitted session and no credential, counted in the anonymous half. */
+    static final int ANONYMOUS_STREAM = 8;
+    /** How long a class counts as rationing after its admission refused a new session, nanoseconds. */
+    static final long RATIONING_NANOS = 1_000_000_000L;
     /**
      * Requests waiting now per client address (those that entered while the limit was on: each is counted once
      * and uncounted once, across reloads too); guarded by the lock.
@@ -142,7 +156,7 @@ final class Scheduler {
         long sessionsRefusedRate;
         /** New sessions refused because their content level was 0. */
         long sessionsRefusedLevel;
-        /** New sessions refused by {@code admission.max-new-sessions-per-address}. */
+        /** New sessions refused by their address's fair share ({@code admission.max-new-sessions-per-address}). */
         long sessionsRefusedAddress;
         /**
          * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
@@ -164,6 +178,9 @@ final class Scheduler {
         long serviceTimed;
         /** Response bytes of the completed requests, as far as the adapter knew them. */
         long bytes;
+        /** Until when the class counts as rationing: its admission refused a new session within a second of it. */
+        long rationedUntil;
+        boolean rationed;
         /** Session-rate refusals, decaying with a time constant of a second, and when last updated. */
         private double refusals;
         private long refusalsNanos;
@@ -305,9 +322,9 @@ final class Scheduler {
         if (p.maxNewSessionsPerAddress() <= 0) {
             addressSessions = null;
         } else if (addressSessions == null) {
-            addressSessions = new AddressSessions(p.maxNewSessionsPerAddress(), p.newSessionsPerAddressBurst());
+            addressSessions = new AddressSessions(p.maxNewSessionsPerAddress());
         } else {
-            addressSessions.configure(p.maxNewSessionsPerAddress(), p.newSessionsPerAddressBurst());
+            addressSessions.configure(p.maxNewSessionsPerAddress());
         }
         lanes = next;
         regime = r;
@@ -386,18 +403,18 @@ final class Scheduler {
     /**
      * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known) at
      * content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of generation
-     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the
-     * class's name, and the level is lowered to the class's levels if the reload gave it fewer. The first request
-     * of a new session meets admission first (refused at level 0, else when its address started
-     * {@code admission.max-new-sessions-per-address} a second already, else the admission steps of its session's
-     * class {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
-     * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request
-     * that would have to wait is refused when its class's queue is full, when its session already has
-     * {@code admission.max-per-session} requests executing and waiting, or when
-     * {@code admission.max-queued-per-address} requests from its address wait. A request of virtual server
-     * {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full queue or a
-     * limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves kept),
-     * else waits in the guaranteed queue, which is served before every class's.
+     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the class's
+     * name, and the level is lowered to the class's levels if the reload gave it fewer. The first request of a new
+     * session meets admission first (refused at level 0, else, while its class rations, when its address is above its
+     * fair share ({@code admission.max-new-sessions-per-address}), else the admission steps of its session's class
+     * {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
+     * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request that
+     * would have to wait is refused when its class's queue is full, when its session already has {@code
+     * admission.max-per-session} requests executing and waiting, or when its address has its share of a scarce queue
+     * waiting ({@code admission.max-queued-per-address}). A request of virtual server {@code host} (null: none) within
+     * its guarantee is never refused: not by admission, not by a full queue or a limit; it runs at once when a permit
+     * is free (its class's budget aside, the other classes' reserves kept), else waits in the guaranteed queue, which
+     * is served before every class's.
      *
      * @param load    the session's requests in flight, counted while this one is; null: not counted
      * @param address the client's address, for the per-address limits ({@code admission.max-queued-per-address}
@@ -405,31 +422,28 @@ final class Scheduler {
      */
     Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
                  Load load, String address, VirtualServers.Host host, boolean guaranteed) {
-        return enter(classIndex, sessionClass, generation, now, route, newSession, level, load, address, host,
-                guaranteed, NO_STREAM);
+        return enter(classIndex, sessionClass, generation, now, route, newSession, level, load, address, 0, host,
+                guaranteed);
     }
 
-    /** {@link #enter}: not a stream candidate. */
-    static final int NO_STREAM = 0;
-    /** {@link #enter}: a stream candidate of an admitted session. */
-    static final int STREAM = 1;
-    /** {@link #enter}: a stream candidate of no admitted session (counted in the anonymous half). */
-    static final int ANONYMOUS_STREAM = 2;
-
     /**
-     * {@link #enter}, for a request that may be a stream candidate ({@code stream}: {@link #NO_STREAM},
-     * {@link #STREAM} or {@link #ANONYMOUS_STREAM}): a candidate that finds the stream pool full
-     * ({@link #streamsFullLocked}) is refused 503 ({@code streams-full}) before anything else, its session's
-     * admission included; any other is entered as any request, and may become an open stream later
+     * {@link #enter(int, int, int, long, int, boolean, int, Load, String, VirtualServers.Host, boolean)} with what
+     * the request carries: {@code kind} is 0 or these or'ed: {@link #STATELESS}, {@link #CREDENTIAL}, {@link #STREAM}
+     * and with it, for a stream candidate of no admitted session, {@link #ANONYMOUS_STREAM}. A stateless request
+     * ({@code newSession} true, no session made) is admitted by request: refused while its class rations new
+     * sessions, else run or queued as any, taking no session token. A request with a credential is never refused by
+     * a per-address limit; {@code address} is asked only of the others. A stream candidate that finds the stream
+     * pool full ({@link #streamsFullLocked}) is refused 503 ({@code streams-full}) before anything else, its
+     * session's admission included; any other is entered as any request, and may become an open stream later
      * ({@link #detach}).
      */
     Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
-                 Load load, String address, VirtualServers.Host host, boolean guaranteed, int stream) {
+                 Load load, String address, int kind, VirtualServers.Host host, boolean guaranteed) {
         Ticket t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
-        t.candidate = stream != NO_STREAM;
-        t.anonymousStream = stream == ANONYMOUS_STREAM;
+        t.candidate = (kind & STREAM) != 0;
+        t.anonymousStream = (kind & ANONYMOUS_STREAM) != 0;
         Ticket ready = null;
         lock.lock();
         try {
@@ -445,7 +459,8 @@ final class Scheduler {
                 lane.streamsFull++;
                 refuseLocked(t, lane, rejections.streamsFull());
             } else {
-                decideLocked(t, lane, sessionLane, now, newSession, load, address);
+                decideLocked(t, lane, sessionLane, now, newSession, load, (kind & CREDENTIAL) != 0 ? null : address,
+                        kind);
             }
         } finally {
             lock.unlock();
@@ -531,7 +546,7 @@ final class Scheduler {
     }
 
     private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, Load load,
-                              String address) {
+                              String address, int kind) {
         if (t.guaranteed) {
             // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
             // that can start takes nothing from it
@@ -541,13 +556,18 @@ final class Scheduler {
             } else {
                 enqueueLocked(t, lane);
             }
-            if (newSession) {
+            if (newSession && (kind & STATELESS) == 0) {
                 sessionLane.sessionsAdmitted++;
             }
             return;
         }
-        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane)
-                : !admitLocked(t, lane, sessionLane, now, address))) {
+        int slot = -1;
+        if (newSession && address != null && addressSessions != null && (kind & STATELESS) == 0) {
+            slot = addressSessions.slot(address, now);
+            addressSessions.asked(slot, now);
+        }
+        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane, now, slot)
+                : !admitLocked(t, lane, sessionLane, now, address, slot, kind))) {
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
@@ -561,8 +581,9 @@ final class Scheduler {
             lane.sessionLimited++;
             refuseLocked(t, lane, rejections.sessionLimit());
             return;
-        } else if (address != null && maxQueuedPerAddress > 0 && queuedFrom(address) >= maxQueuedPerAddress) {
+        } else if (address != null && maxQueuedPerAddress > 0 && overQueueShareLocked(lane, address, now)) {
             lane.addressLimited++;
+            warnOfSharedAddressLocked(address, true);
             refuseLocked(t, lane, rejections.addressLimit());
             return;
         } else {
@@ -576,18 +597,19 @@ final class Scheduler {
             load.requests++;
             t.load = load;
         }
-        if (newSession) {
+        if (newSession && (kind & STATELESS) == 0) {
             sessionLane.sessionsAdmitted++;
             sessionLane.sessions.take();
-            if (address != null && addressSessions != null) {
-                addressSessions.take(address, now);
+            if (slot >= 0) {
+                addressSessions.admitted(slot, now);
             }
         }
     }
 
     /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
-    private boolean refuseLevelLocked(Ticket t, Lane lane, Lane sessionLane) {
+    private boolean refuseLevelLocked(Ticket t, Lane lane, Lane sessionLane, long now, int slot) {
         sessionLane.sessionsRefusedLevel++;
+        rationedLocked(sessionLane, now, slot);
         refuseLocked(t, lane, rejections.sessionLevel());
         return true;
     }
@@ -601,6 +623,60 @@ final class Scheduler {
     private int queuedFrom(String address) {
         int[] n = queuedByAddress.get(address);
         return n == null ? 0 : n[0];
+    }
+
+    /**
+     * Whether a request from {@code address} (no credential) that would wait in {@code lane} is over its address's
+     * share of the queue: only while the queue is scarce (half full or more, or the class rations its new sessions)
+     * and other addresses wait too; the share is the class's queue divided among the addresses waiting, at least
+     * {@code admission.max-queued-per-address}. One address alone (a large NAT) may fill the queue.
+     */
+    private boolean overQueueShareLocked(Lane lane, String address, long now) {
+        int mine = queuedFrom(address);
+        int addresses = queuedByAddress.size() + (mine == 0 ? 1 : 0);
+        if (addresses < 2 || (2L * lane.queued < lane.maxQueue && !rationingLocked(lane, now))) {
+            return false;
+        }
+        return mine >= Math.max(maxQueuedPerAddress, lane.maxQueue / addresses);
+    }
+
+    /**
+     * Whether {@code lane} rations its new sessions now: its admission refused one within {@link #RATIONING_NANOS},
+     * its session tokens are scarce ({@link TokenBucket#scarce}), or its queue steps are about to refuse
+     * ({@link AdmissionStep#queueScarce}). While it does not, no request of the class is refused for its address,
+     * and stateless requests are admitted.
+     */
+    boolean rationingLocked(Lane lane, long now) {
+        return (lane.rationed && now - lane.rationedUntil < 0) || lane.sessions.scarce(now)
+                || AdmissionStep.queueScarce(lane, this);
+    }
+
+    /** The class's own admission refused a new session now (of the address in {@code slot}, -1: none). */
+    private void rationedLocked(Lane lane, long now, int slot) {
+        lane.rationed = true;
+        lane.rationedUntil = now + RATIONING_NANOS;
+        if (slot >= 0) {
+            addressSessions.unmet(slot, now);
+        }
+    }
+
+    /**
+     * Logs once per engine, when a per-address share binds for an address that looks like a proxy's, a load
+     * balancer's or a NAT's (loopback, private, shared or link-local): most likely many clients behind one address.
+     */
+    private void warnOfSharedAddressLocked(String address, boolean queue) {
+        if (addressRefusalLogged || !AddressSessions.sharedLooking(address)) {
+            return;
+        }
+        addressRefusalLogged = true;
+        String limit = queue ? "its share of its class's queue (admission.max-queued-per-address = "
+                + maxQueuedPerAddress + " at least)" : "its fair share of its class's new sessions "
+                + "(admission.max-new-sessions-per-address = " + addressSessions.floor() + "/s at least)";
+        LOG.log(System.Logger.Level.WARNING, "servlet-qos: requests from " + address + " were refused by their "
+                + "address's share, " + limit + ", while other addresses wait (said once). " + address + " is a "
+                + "loopback, private or proxy address: many clients likely share it. If it is your reverse proxy's or "
+                + "load balancer's, configure the container's remote-IP handling (Tomcat RemoteIpValve, Jetty "
+                + "ForwardedRequestCustomizer) so that each client has its own address; see docs/production.md");
     }
 
     /**
@@ -625,27 +701,28 @@ final class Scheduler {
      * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
      * session rate they use; the refused request counts in the class it entered.
      */
-    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address) {
-        // before every step, so that one address's flood is told apart and never takes its class's session tokens
-        if (address != null && addressSessions != null && !addressSessions.available(address, now)) {
+    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address, int slot,
+                                int kind) {
+        boolean rationing = rationingLocked(sessionLane, now);
+        // asked before every step, so that one address's flood is held before it takes its class's session tokens;
+        // only while the class rations: a class with room admits everybody, whatever their address
+        if (rationing && slot >= 0 && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)) {
             sessionLane.sessionsRefusedAddress++;
-            if (!addressRefusalLogged) {
-                // once per engine (under the lock, as it is once): the likeliest cause of many is a proxy's address
-                addressRefusalLogged = true;
-                double rate = addressSessions.rate();
-                LOG.log(System.Logger.Level.WARNING, "servlet-qos: new sessions from " + address + " refused: it "
-                        + "started admission.max-new-sessions-per-address = "
-                        + (rate == Math.rint(rate) ? Long.toString((long) rate) : Double.toString(rate)) + "/s (depth "
-                        + addressSessions.burst() + ") already (said once). If this is your reverse proxy's or load "
-                        + "balancer's address, configure the container's remote-IP handling (Tomcat RemoteIpValve, "
-                        + "Jetty ForwardedRequestCustomizer); see docs/security.md");
-            }
+            warnOfSharedAddressLocked(address, false);
             refuseLocked(t, lane, rejections.sessionAddress());
+            return false;
+        }
+        if (rationing && (kind & STATELESS) != 0) {
+            // a stateless request is shed before any session: while its class rations new sessions, it is refused
+            // (and that refusal does not make the class ration longer: only its admission's own refusals do)
+            sessionLane.sessionsRefusedQueued++;
+            refuseLocked(t, lane, rejections.sessionQueued());
             return false;
         }
         for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
             Rejection refusal = step.refuse(sessionLane, this, now);
             if (refusal != null) {
+                rationedLocked(sessionLane, now, slot);
                 refuseLocked(t, lane, refusal);
                 return false;
             }

@@ -78,6 +78,19 @@ final class TokenBucket {
         return elapsed > 0 ? Math.min(burst, tokens + elapsed * ratePerNano) : tokens;
     }
 
+    /**
+     * Whether the tokens are scarce at {@code now}: fewer than {@value #SCARCE} of the depth left (never with no
+     * limit). The scheduler counts a class whose bucket is scarce as rationing its new sessions: the per-address
+     * shares bind then, before the bucket is empty, so that the tokens below that mark are left to the addresses
+     * under their share.
+     */
+    boolean scarce(long now) {
+        return rate != 0 && tokens(now) < SCARCE * burst;
+    }
+
+    /** The share of the depth below which the tokens are scarce ({@link #scarce}). */
+    static final double SCARCE = 0.5;
+
     double rate() {
         return rate;
     }

@@ -163,9 +163,8 @@ class EngineStressTest {
             QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(MAX).secret(Engines.SECRET)
                     .borrowing(borrowing).totalQueuedTrigger(40).higherQueuedTrigger(20)
                     // small, so that both limits refuse requests while everything else goes on
-                    .maxPerSession(3).maxQueuedPerAddress(PER_ADDRESS)
-                    // the few addresses start far more than 20 sessions a second: only the queued limit is stressed
-                    .maxNewSessionsPerAddress(0);
+                    // the per-address shares at their default: basic's new sessions are anonymous (below)
+                    .maxPerSession(3).maxQueuedPerAddress(PER_ADDRESS);
             // shared capacity: reserves given; the other policies: the highest class's default reserve, which the
             // settings changes drop (max-executing 1) and bring back
             boolean given = scheduling == Scheduling.SHARED_CAPACITY;
@@ -302,8 +301,14 @@ class EngineStressTest {
 
         private void enter(SplittableRandom random) {
             int k = random.nextInt(CLASSES.length);
-            TestRequest r = Engines.request(CLASSES[k]).from(ADDRESSES[random.nextInt(ADDRESSES.length)]);
-            String cookie = random.nextInt(3) > 0 ? cookies.get(random.nextInt(COOKIE_SLOTS)) : null;
+            // basic, the default class, without a credential: the per-address limits apply to its new sessions
+            TestRequest r = (k < CLASSES.length - 1 ? Engines.request(CLASSES[k])
+                    : random.nextInt(8) == 0 ? TestRequest.api("/") : TestRequest.get("/")) // an API caller too
+                    .from(ADDRESSES[random.nextInt(ADDRESSES.length)]);
+            // basic's requests are new sessions two times in three (the others' one in three), so that its
+            // anonymous requests fill its queue and the address shares bind
+            int fresh = k == CLASSES.length - 1 ? 1 : 0;
+            String cookie = random.nextInt(3) > fresh ? cookies.get(random.nextInt(COOKIE_SLOTS)) : null;
             if (cookie != null) {
                 r.cookie("QOSSESSION", cookie);
             }
@@ -426,23 +431,44 @@ class EngineStressTest {
          * have {@value #PER_ADDRESS} requests waiting again, and one more is refused.
          */
         private void everyAddressMayWaitAgain() {
+            // the policy's settings again (the load changed budgets, levels and rates), a full session bucket
+            engine.apply(QosEngine.initialSettings(policy), Settings.Source.OPERATOR);
+            clock.advance(Duration.ofSeconds(2));
+            Ticket basic = engine.enter(TestRequest.get("/").from("198.51.100.1"), clock.nanoTime());
+            String session = cookieValue(basic.setCookieHeader());
             List<Ticket> held = new ArrayList<>();
-            Ticket t;
-            while ((t = engine.enter(Engines.request(CLASSES[0]).from("198.51.100.1"), clock.nanoTime())).state()
-                    == State.RUNNING) {
-                held.add(t);
+            held.add(basic);
+            // every permit held, basic's by an admitted session (a credential: never counted by its address)
+            for (int k = 0; k < CLASSES.length; k++) {
+                Ticket t;
+                while ((t = engine.enter((k == CLASSES.length - 1 ? TestRequest.get("/").cookie("QOSSESSION",
+                        session) : Engines.request(CLASSES[k])).from("198.51.100.1"), clock.nanoTime())).state()
+                        == State.RUNNING) {
+                    held.add(t);
+                }
+                t.cancel();
             }
-            t.cancel();
+            // anonymous requests (the share binds on them only) of every address waiting: basic's queue (20) is
+            // scarce (half full) and four addresses wait, so each address's share is max(6, 20 / 4)
+            List<Ticket> base = new ArrayList<>();
+            for (String address : ADDRESSES) {
+                for (int i = 0; i < PER_ADDRESS - 2; i++) {
+                    base.add(engine.enter(TestRequest.get("/").from(address), clock.nanoTime()));
+                    assertEquals(State.PARKED, base.get(base.size() - 1).state(), address + ", request " + i);
+                }
+            }
             for (String address : ADDRESSES) {
                 List<Ticket> parkedHere = new ArrayList<>();
-                for (int i = 0; i < PER_ADDRESS; i++) {
-                    parkedHere.add(engine.enter(Engines.request(CLASSES[0]).from(address), clock.nanoTime()));
-                    assertEquals(State.PARKED, parkedHere.get(i).state(), address + ", request " + i);
+                for (int i = PER_ADDRESS - 2; i < PER_ADDRESS; i++) {
+                    parkedHere.add(engine.enter(TestRequest.get("/").from(address), clock.nanoTime()));
+                    assertEquals(State.PARKED, parkedHere.get(parkedHere.size() - 1).state(), address + ", request "
+                            + i);
                 }
-                Ticket more = engine.enter(Engines.request(CLASSES[0]).from(address), clock.nanoTime());
+                Ticket more = engine.enter(TestRequest.get("/").from(address), clock.nanoTime());
                 assertEquals(Rejection.Reason.ADDRESS_LIMIT, more.rejection().reason(), address);
                 parkedHere.forEach(Ticket::cancel);
             }
+            base.forEach(Ticket::cancel);
             held.forEach(Ticket::complete);
         }
 

@@ -93,27 +93,30 @@ class InvariantFuzzTest {
             if (op < 40) {
                 String c = CLASSES[random.nextInt(CLASSES.length)];
                 String session = random.nextInt(3) > 0 ? model.sessionOf(c, random) : null;
-                TestRequest r = request(c);
+                // one in four without a credential: a browser's page (a new session of the default class) or an
+                // API caller's (stateless without a cookie)
+                int kind = random.nextInt(8);
+                TestRequest r = kind == 0 ? TestRequest.get("/") : kind == 1 ? TestRequest.api("/") : request(c);
                 if (guarantees && random.nextInt(3) == 0) {
                     r.host("g.example");
                 }
                 if (session != null) {
                     r.cookie("QOSSESSION", session);
                 }
-                int kind = front.nextInt(20);
-                if (kind == 0) {
+                int front20 = front.nextInt(20);
+                if (front20 == 0) {
                     Ticket probe = engine.enter(TestRequest.get("/health").header("X-Tier", c), clock.nanoTime());
                     assertTrue(probe.exempt() && probe.state() == State.RUNNING, probe.toString());
                     probe.complete();
                     probes++;
                     assertEquals(probes, engine.snapshot().exempt());
                 } else {
-                    if (kind < 5) {
+                    if (front20 < 5) {
                         r.header("Accept", "text/event-stream");
                     }
                     Ticket t = engine.enter(r, clock.nanoTime());
                     model.entered(t);
-                    if (kind < 3) {
+                    if (front20 < 3) {
                         // a candidate whose application goes asynchronous on its first pass, when it runs at once
                         model.detach(t);
                     }

@@ -123,14 +123,20 @@ class RetryAfterJitterTest {
                 () -> TestRequest.get("/").cookie("QOSSESSION", session), Rejection.Reason.SESSION_LIMIT));
         running.complete();
 
+        // the queue's share binds only while it is scarce (half full) and other addresses wait too (issue 22)
         QosEngine perAddress = QosEngine.create(ClassEscalationTest.parse(base
-                + "admission.max-queued-per-address = 1\n"), clock);
+                + "admission.max-queued-per-address = 1\nclass.basic.max-queue = 4\n"), clock);
         Ticket blocker = perAddress.enter(TestRequest.get("/").from("192.0.2.1"), clock.nanoTime());
         Ticket waiting = perAddress.enter(TestRequest.get("/").from("192.0.2.2"), clock.nanoTime());
-        assertEquals(State.PARKED, waiting.state());
+        Ticket waiting2 = perAddress.enter(TestRequest.get("/").from("192.0.2.2"), clock.nanoTime());
+        Ticket other = perAddress.enter(TestRequest.get("/").from("192.0.2.9"), clock.nanoTime());
+        assertEquals(State.PARKED, waiting2.state());
+        assertEquals(State.PARKED, other.state());
         assertJittered("address limit", refusals(perAddress, () -> TestRequest.get("/").from("192.0.2.2"),
                 Rejection.Reason.ADDRESS_LIMIT));
         waiting.cancel();
+        waiting2.cancel();
+        other.cancel();
         blocker.complete();
 
         QosEngine bucket = QosEngine.create(ClassEscalationTest.parse(base.replace("max-executing = 1",
@@ -139,9 +145,12 @@ class RetryAfterJitterTest {
         bucket.enter(TestRequest.get("/search"), clock.nanoTime()).complete();
         assertJittered("bucket", refusals(bucket, () -> TestRequest.get("/search"), Rejection.Reason.BUCKET));
 
+        // an address's share binds only while its class rations and another address went without (issue 22)
         QosEngine newSessions = QosEngine.create(ClassEscalationTest.parse(base.replace("max-executing = 1",
-                "max-executing = 4") + "admission.max-new-sessions-per-address = 1\n"), clock);
+                "max-executing = 4") + "class.basic.session-rate = 1\n"), clock);
         newSessions.enter(TestRequest.get("/").from("192.0.2.3"), clock.nanoTime()).complete();
+        assertEquals(Rejection.Reason.SESSION_RATE, newSessions.enter(TestRequest.get("/").from("192.0.2.4"),
+                clock.nanoTime()).rejection().reason());
         assertJittered("new sessions per address", refusals(newSessions, () -> TestRequest.get("/").from("192.0.2.3"),
                 Rejection.Reason.SESSION_ADDRESS));
 

@@ -116,7 +116,7 @@ public class SchedulerLincheckTest {
     @Operation
     public String enter(@Param(name = "tid") int tid, boolean premium) {
         int c = premium ? 0 : 1;
-        Ticket t = scheduler.enter(c, c, 0, clock.nanoTime(), 0, false, 1, null, null, null, false, Scheduler.STREAM);
+        Ticket t = scheduler.enter(c, c, 0, clock.nanoTime(), 0, false, 1, null, null, Scheduler.STREAM, null, false);
         Tracked tracked = new Tracked(t);
         tickets.get(tid).add(tracked);
         if (tracked.parked) {

@@ -7,7 +7,9 @@ import java.util.Map;
  * A request for engine tests: defaults to GET / on localhost, no cookies, no headers, from a client address of its
  * own (in 2001:db8::/32, the documentation prefix, which no test's ip rule names; a new one for each request made,
  * as independent clients have), unless {@link #from} names one: a
- * test of the per-address limits names its addresses.
+ * test of the per-address limits names its addresses. It asks for HTML ({@code Accept: text/html}), as a browser's
+ * page does, so that one without an admission cookie is a new session; {@link #api} makes one that does not (no
+ * Accept), a stateless request.
  */
 public final class TestRequest implements RequestView {
 
@@ -25,6 +27,14 @@ public final class TestRequest implements RequestView {
     }
 
     public static TestRequest get(String path) {
+        TestRequest r = new TestRequest();
+        r.path = path;
+        r.headers.put("accept", "text/html,application/xhtml+xml,*/*;q=0.8");
+        return r;
+    }
+
+    /** A GET of an API caller: no Accept header, so without an admission cookie it is a stateless request. */
+    public static TestRequest api(String path) {
         TestRequest r = new TestRequest();
         r.path = path;
         return r;

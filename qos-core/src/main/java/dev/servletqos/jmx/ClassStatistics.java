@@ -203,16 +203,16 @@ public final class ClassStatistics {
     }
 
     /**
-     * Of the rejected, requests that would have waited while {@code admission.max-queued-per-address} requests from
-     * their address waited.
+     * Of the rejected, requests that would have waited while their address had its share of a scarce queue waiting
+     * ({@code admission.max-queued-per-address}).
      */
     public long getAddressLimited() {
         return addressLimited;
     }
 
     /**
-     * Of the rejected, new sessions refused because their client address had started
-     * {@code admission.max-new-sessions-per-address} a second already.
+     * Of the rejected, new sessions refused because their client address was above its fair share while the class
+     * rationed them ({@code admission.max-new-sessions-per-address}).
      */
     public long getSessionsRefusedAddress() {
         return sessionsRefusedAddress;

@@ -157,16 +157,17 @@ final class PolicyKeys {
                     + "one more would wait; beyond it, 429.", QosPolicy.Builder::maxPerSession),
             global("admission.max-queued-per-address", INTEGER,
                     of(String.valueOf(QosPolicy.DEFAULT_MAX_QUEUED_PER_ADDRESS)), "0 (no limit)..1000000", "requests",
-                    "Requests from one client address waiting at once; beyond it, 429.",
+                    "The least share of a scarce queue one client address keeps; beyond its share, 429.",
                     QosPolicy.Builder::maxQueuedPerAddress),
             global("admission.max-new-sessions-per-address", DECIMAL,
                     of(String.valueOf((int) QosPolicy.DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS)),
-                    "0 (no limit)..1000000", "new sessions per second",
-                    "New sessions one client address may start, all classes together (a token bucket per address); "
-                    + "beyond it, admission.reject-status.", QosPolicy.Builder::maxNewSessionsPerAddress),
+                    "0 (off)..1000000", "new sessions per second",
+                    "The least fair share of its class's new sessions one client address keeps while the class "
+                    + "rations them; beyond its share, admission.reject-status.",
+                    QosPolicy.Builder::maxNewSessionsPerAddress),
             global("admission.new-sessions-per-address-burst", INTEGER,
-                    computed("max(1, ⌈admission.max-new-sessions-per-address⌉)"), "1..1000000", "sessions",
-                    "Depth of each address's new-session bucket.", QosPolicy.Builder::newSessionsPerAddressBurst),
+                    NONE, "none: setting it fails", "",
+                    "No longer used: setting it fails at start.", QosPolicy.Builder::newSessionsPerAddressBurst),
             global("streams.event-stream", BOOLEAN, of("true"), "", "",
                     "Whether a request whose Accept header asks for text/event-stream (server-sent events) is a "
                     + "stream candidate: it enters with a permit like any request, and gives the permit back once "

@@ -183,17 +183,17 @@ public final class QosPolicy {
      */
     public static final int DEFAULT_STREAMS_MAX_OPEN = 10_000;
     /**
-     * Default of {@code admission.max-queued-per-address}: a tenth of one class's default queue, so that one
-     * address (a cookie-less flood) cannot fill the queues.
+     * Default of {@code admission.max-queued-per-address}: a tenth of one class's default queue, the least share of a
+     * scarce queue each address keeps (it binds only while the queue is half full or its class rations new sessions,
+     * and other addresses wait too).
      */
     public static final int DEFAULT_MAX_QUEUED_PER_ADDRESS = 100;
     /**
-     * Default of {@code admission.max-new-sessions-per-address}, in new sessions per second (bucket depth the same):
-     * a rate that one browser, or the visitors behind an office's NAT, do not reach, while a flood of cookie-less
-     * requests from one address does at once; below the highest class's default session rate
-     * ({@value #DEFAULT_TOP_SESSION_RATE}/s), so that one address takes at most two fifths of that class's bucket.
+     * Default of {@code admission.max-new-sessions-per-address}, in new sessions per second: the least share of its
+     * class's new sessions an address keeps while the class rations them (above it, the address gets its max-min
+     * fair share). Small, so that the share a flood keeps at the floor is taken from nobody's demand.
      */
-    public static final double DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS = 20;
+    public static final double DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS = 1;
 
     /**
      * Default {@code reserve} of the highest class of a policy with two classes or more (when its budget is not
@@ -435,16 +435,19 @@ public final class QosPolicy {
     }
 
     /**
-     * The most requests from one client address that may wait at once ({@code admission.max-queued-per-address});
-     * 0 = no limit; default {@value #DEFAULT_MAX_QUEUED_PER_ADDRESS}.
+     * The least share of a scarce queue one client address keeps ({@code admission.max-queued-per-address}): while
+     * a class's queue is half full or the class rations new sessions, and other addresses wait too, an anonymous
+     * request that would wait is refused once its address has {@code max(this, max-queue / addresses waiting)}
+     * waiting; 0 = no limit; default {@value #DEFAULT_MAX_QUEUED_PER_ADDRESS}.
      */
     public int maxQueuedPerAddress() {
         return maxQueuedPerAddress;
     }
 
     /**
-     * The new sessions one client address may start per second, in every class together
-     * ({@code admission.max-new-sessions-per-address}); 0 = no limit; default
+     * The least share of its class's new sessions one client address keeps while the class rations them, per second
+     * ({@code admission.max-new-sessions-per-address}; capped at half of what the class admits); above it an address
+     * gets its max-min fair share. 0 = no per-address share at all; default
      * {@value #DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS}.
      */
     public double maxNewSessionsPerAddress() {
@@ -452,9 +455,10 @@ public final class QosPolicy {
     }
 
     /**
-     * The depth of each address's new-session bucket ({@code admission.new-sessions-per-address-burst}); default
-     * {@code max(1, ceil(max-new-sessions-per-address))}.
+     * No longer used ({@code admission.new-sessions-per-address-burst}: a policy that sets it fails to build); kept
+     * for source compatibility: {@code max(1, ceil(max-new-sessions-per-address))}.
      */
+    @Deprecated
     public int newSessionsPerAddressBurst() {
         return newSessionsPerAddressBurst;
     }
@@ -1025,9 +1029,11 @@ public final class QosPolicy {
             ClassPolicy.check(maxNewSessionsPerAddress >= 0 && maxNewSessionsPerAddress <= 1_000_000,
                     "admission.max-new-sessions-per-address", maxNewSessionsPerAddress,
                     "must be 0 (no limit)..1000000 new sessions per second");
-            ClassPolicy.check(newSessionsPerAddressBurst == ClassPolicy.UNSET
-                    || newSessionsPerAddressBurst >= 1 && newSessionsPerAddressBurst <= 1_000_000,
-                    "admission.new-sessions-per-address-burst", newSessionsPerAddressBurst, "must be 1..1000000");
+            ClassPolicy.check(newSessionsPerAddressBurst == ClassPolicy.UNSET,
+                    "admission.new-sessions-per-address-burst", newSessionsPerAddressBurst, "is no longer used: an "
+                    + "address's new sessions are a fair share of its class's admissions while the class rations "
+                    + "them, with no bucket of their own (admission.max-new-sessions-per-address is the least share); "
+                    + "remove the key, see docs/configuration.md, Admission");
             resolvedControl.check(classes.size());
             int maxLevels = 1;
             for (ClassPolicy c : resolved) {

@@ -41,14 +41,20 @@ public class RequestPathBenchmark {
     private static final class FixedRequest implements RequestView {
         private final String sessionCookie;
         private final String address;
+        private final String accept;
 
         FixedRequest(String sessionCookie) {
             this(sessionCookie, "10.1.2.3");
         }
 
         FixedRequest(String sessionCookie, String address) {
+            this(sessionCookie, address, "text/html"); // a browser's page: a new session
+        }
+
+        FixedRequest(String sessionCookie, String address, String accept) {
             this.sessionCookie = sessionCookie;
             this.address = address;
+            this.accept = accept;
         }
 
         @Override
@@ -78,7 +84,7 @@ public class RequestPathBenchmark {
 
         @Override
         public String header(String name) {
-            return null;
+            return "Accept".equalsIgnoreCase(name) ? accept : null;
         }
     }
 
@@ -107,6 +113,8 @@ public class RequestPathBenchmark {
     private static final int ADDRESSES = 1024;
     private final RequestView[] newcomers = new RequestView[ADDRESSES];
     private int next;
+    /** An API caller's request: no cookie, no Accept (a stateless request). */
+    private final RequestView stateless = new FixedRequest(null, "10.7.7.7", null);
 
     @Setup
     public void setUp() {
@@ -146,6 +154,15 @@ public class RequestPathBenchmark {
     public Ticket newSessionOneThread() {
         RequestView r = newcomers[next++ & (ADDRESSES - 1)];
         Ticket t = engine.enter(r);
+        t.complete();
+        return t;
+    }
+
+    /** A stateless request (no cookie, not asking for HTML): admitted by request, no session, no cookie. */
+    @Benchmark
+    @Threads(1)
+    public Ticket statelessOneThread() {
+        Ticket t = engine.enter(stateless);
         t.complete();
         return t;
     }

@@ -283,7 +283,9 @@ public final class SimEngine {
 
         @Override
         public String header(String name) {
-            return CLASS_HEADER.equalsIgnoreCase(name) ? classHeader : null;
+            // a browser's page: without an admission cookie, a new session (not a stateless request)
+            return CLASS_HEADER.equalsIgnoreCase(name) ? classHeader : "Accept".equalsIgnoreCase(name) ? "text/html"
+                    : null;
         }
     }
 }

@@ -118,7 +118,7 @@ public abstract class ControlLoopSuite {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .cookieHandler(new CookieManager()).connectTimeout(Duration.ofSeconds(10)).build();
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/work?ms="
-                + WORK_MILLIS)).timeout(Duration.ofSeconds(30));
+                + WORK_MILLIS)).timeout(Duration.ofSeconds(30)).setHeader("Accept", "text/html"); // a browser
         if (premium) {
             b.header("X-Tier", "premium");
         }

@@ -477,7 +477,7 @@ public abstract class FaultInjectionSoakSuite {
 
         @Override
         public CompletableFuture<Outcome> send(URI uri, boolean premium, long cancelAfter, int readThenClose) {
-            HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(ANSWER_WITHIN);
+            HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(ANSWER_WITHIN).setHeader("Accept", "text/html");
             if (premium) {
                 b.header("X-Tier", "premium");
             }

@@ -335,7 +335,7 @@ public abstract class JmxAdapterSuite {
 
     protected HttpRequest.Builder request(String pathAndQuery) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + pathAndQuery))
-                .timeout(Duration.ofSeconds(60));
+                .timeout(Duration.ofSeconds(60)).setHeader("Accept", "text/html"); // a page: a new session
     }
 
     protected CompletableFuture<HttpResponse<String>> send(HttpRequest r) {

@@ -168,7 +168,7 @@ class JettyHomeIT {
 
         // The tiny queue overflows: a friendly 503 with Retry-After, at once.
         HttpResponse<String> refused = client.send(request("/app/next", null)
-                .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+                .setHeader("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(503, refused.statusCode(), refused.body());
         AdapterBehaviourSuite.assertRetryAfter(9, refused);
         assertEquals("no-store", refused.headers().firstValue("Cache-Control").orElse(null));
@@ -200,8 +200,9 @@ class JettyHomeIT {
     }
 
     private HttpRequest.Builder request(String path, String tier) {
+        // a browser's page: without an admission cookie, a new session (not a stateless API call)
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30));
+                .timeout(Duration.ofSeconds(30)).setHeader("Accept", "text/html");
         if (tier != null) {
             b.header("X-Tier", tier);
         }

@@ -50,8 +50,9 @@ public final class ShopClient {
     }
 
     private HttpRequest.Builder request(String pathAndQuery) {
+        // a browser's page: without an admission cookie, a new session (not a stateless API call)
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
-                .timeout(Duration.ofSeconds(20));
+                .timeout(Duration.ofSeconds(20)).setHeader("Accept", "text/html,application/xhtml+xml,*/*;q=0.8");
         if (!cookies.isEmpty()) {
             StringBuilder c = new StringBuilder();
             cookies.forEach((n, v) -> c.append(c.length() == 0 ? "" : "; ").append(n).append('=').append(v));
