@@ -2,7 +2,7 @@ package dev.servletqos;
 
 /**
  * One service class's settings and counters at one instant, taken under the engine's lock so that they add
- * up: {@code entered = completed + declined + rejected + expired + cancelled + executing + queued}.
+ * up: {@code entered = completed + declined + rejected + expired + cancelled + executing + queued + lined}.
  *
  * @param name                  the class
  * @param budget                its concurrency permits now
@@ -12,7 +12,9 @@ package dev.servletqos;
  * @param executing             requests holding a permit now (including borrowed ones)
  * @param borrowed              of those, permits beyond the budget: {@code max(0, executing - budget)},
  *                              taken from idle capacity (or left over from a lowered budget)
- * @param queued                requests waiting for a permit now
+ * @param queued                requests waiting for a permit now in the class's queue (those in their sessions'
+ *                              lines are {@code lined}, not counted here: neither the queue guard nor the control
+ *                              loop sees one session's requests beyond its limit as the class's load)
  * @param entered               requests seen since start
  * @param completed             requests the application finished
  * @param declined              requests that held a permit but the container declined (not served)
@@ -24,8 +26,8 @@ package dev.servletqos;
  * @param sessionsAdmitted      new sessions admitted
  * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k)
  * @param sessionsRefusedRate   new sessions refused by the session rate
- * @param sessionLimited        of the rejected, requests that would have waited while their session had
- *                              {@code admission.max-per-session} requests executing and waiting
+ * @param sessionLimited        of the rejected, requests refused because their session's line was full: the
+ *                              class's {@code max-queue} of its requests already waited there
  * @param addressLimited        of the rejected, requests that would have waited while
  *                              {@code admission.max-queued-per-address} requests from their address waited
  * @param borrowedGrants        permits ever granted beyond the budget
@@ -49,6 +51,8 @@ package dev.servletqos;
  * @param sessionsRefusedAddress new sessions refused because their client address had started
  *                              {@code admission.max-new-sessions-per-address} a second already (counted in
  *                              {@code rejected}, not in the other refusals)
+ * @param lined                 requests waiting now in their sessions' lines: their session had
+ *                              {@code admission.max-per-session} requests in flight when they came
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,
@@ -57,7 +61,8 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
                          long addressLimited, long borrowedGrants, long grants,
                          long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
                          double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
-                         double level, long[] completedByLevel, long sessionsRefusedAddress) {
+                         double level, long[] completedByLevel, long sessionsRefusedAddress,
+                         int lined) {
 
     public ClassStats {
         waitBuckets = waitBuckets.clone();
@@ -88,7 +93,7 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
 
     /** Requests that entered and have not ended yet. */
     public long inFlight() {
-        return executing + queued;
+        return executing + queued + lined;
     }
 
     /** Mean time a granted request waited for its permit, in nanoseconds; 0 before the first grant. */
@@ -98,6 +103,6 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
 
     /** Whether the counters reconcile (they always should; tests assert it). */
     public boolean reconciles() {
-        return entered == completed + declined + rejected + expired + cancelled + executing + queued;
+        return entered == completed + declined + rejected + expired + cancelled + executing + queued + lined;
     }
 }

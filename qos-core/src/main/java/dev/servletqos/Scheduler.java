@@ -87,6 +87,10 @@ final class Scheduler {
     private final long[] routeNanos = new long[Routes.MAX];
     private final long[] routeTimed = new long[Routes.MAX];
     private int parked;
+    /** Requests waiting in their sessions' lines, all classes (not in {@link #parked}). */
+    private int lined;
+    /** Requests ever moved from a session's line to their class's queue: tells a caller to dispatch. */
+    private long lineMoves;
     /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
     private double serviceEwmaNanos;
 
@@ -121,6 +125,13 @@ final class Scheduler {
         Ticket head;
         Ticket tail;
         int queued;
+        /**
+         * This class's requests waiting in their sessions' lines ({@link Load}), in arrival order (linked by
+         * {@link Ticket#prev}, {@link Ticket#next}), for the expiry sweep; and how many. Not in {@link #queued}.
+         */
+        Ticket lineHead;
+        Ticket lineTail;
+        int lined;
         int executing;
         long pass;
 
@@ -207,12 +218,20 @@ final class Scheduler {
     }
 
     /**
-     * One admitted session's requests executing and waiting now, for {@code admission.max-per-session}, and its
-     * cookie renewals: shared by the session's entries in the session table (its cookie and its renewals). Guarded by
-     * the lock.
+     * One admitted session's requests in flight, for {@code admission.max-per-session}, and its cookie renewals: shared
+     * by the session's entries in the session table (its cookie and its renewals). Guarded by the lock.
+     *
+     * <p>{@link #requests} are those executing or waiting in their class's queue: at most max-per-session (but after a
+     * reload lowered it). The session's further requests wait in its line, first come first served, holding no thread
+     * (PARKED tickets like any waiting request): each time one of the counted requests ends, the line's first moves on
+     * to its class's queue, in its place by arrival, and from there to a permit.
      */
     static final class Load {
         int requests;
+        /** The session's line: its oldest waiting request, the newest, and how many (linked by Ticket.lineNext). */
+        Ticket lineHead;
+        Ticket lineTail;
+        int lined;
         /** The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. */
         long newestUntil;
         /** The request carrying a renewal not yet served, else null: its end undoes the renewal unless served. */
@@ -435,8 +454,22 @@ final class Scheduler {
             }
             return;
         }
+        // whose session token the new session takes: its class's, or a lower class's (priority at the door)
+        Lane payer = sessionLane;
         if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane)
-                : !admitLocked(t, lane, sessionLane, now, address))) {
+                : (payer = admitLocked(t, lane, sessionLane, now, address)) == null)) {
+            return;
+        }
+        if (load != null && (load.lined > 0 || (maxPerSession > 0 && load.requests >= maxPerSession))) {
+            // the session has max-per-session requests in flight (a new session never has): this one waits in the
+            // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
+            // gets no more of the server at once than one browser; the class's max-queue bounds the line
+            if (load.lined >= lane.maxQueue) {
+                lane.sessionLimited++;
+                refuseLocked(t, lane, rejections.sessionLimit());
+            } else {
+                lineLocked(t, lane, load);
+            }
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
@@ -445,10 +478,6 @@ final class Scheduler {
         } else if (lane.queued >= lane.maxQueue) {
             lane.queueFull++;
             refuseLocked(t, lane, rejections.queueFull());
-            return;
-        } else if (load != null && maxPerSession > 0 && load.requests >= maxPerSession) {
-            lane.sessionLimited++;
-            refuseLocked(t, lane, rejections.sessionLimit());
             return;
         } else if (address != null && maxQueuedPerAddress > 0 && queuedFrom(address) >= maxQueuedPerAddress) {
             lane.addressLimited++;
@@ -467,7 +496,7 @@ final class Scheduler {
         }
         if (newSession) {
             sessionLane.sessionsAdmitted++;
-            sessionLane.sessions.take();
+            payer.sessions.take();
             if (address != null && addressSessions != null) {
                 addressSessions.take(address, now);
             }
@@ -493,28 +522,145 @@ final class Scheduler {
     }
 
     /**
-     * A ticket left RUNNING or PARKED for good: its session has one request fewer in flight, and a renewal it
-     * carried is undone unless the request was served ({@code served}: completed, not declined).
+     * A ticket left RUNNING or PARKED for good (a class queue's ticket is unlinked by the caller): its session has one
+     * request fewer in flight, or in its line, and a renewal it carried is undone unless the request was served
+     * ({@code served}: completed, not declined). Then the session's line moves on ({@link #moveOnLocked}, at
+     * {@code now}); returns whether it did: the caller dispatches.
      */
-    private static void endedLocked(Ticket t, boolean served) {
+    private boolean endedLocked(Ticket t, boolean served, long now) {
         Load load = t.load;
-        if (load != null) {
+        if (load == null) {
+            return false;
+        }
+        if (t.inLine) {
+            unlineLocked(t, t.lane);
+        } else {
             load.requests--;
-            t.load = null;
-            if (load.renewing == t) {
-                load.renewing = null;
-                if (!served) {
-                    load.newestUntil = load.newestBefore;
-                }
+        }
+        t.load = null;
+        if (load.renewing == t) {
+            load.renewing = null;
+            if (!served) {
+                load.newestUntil = load.newestBefore;
             }
         }
+        return moveOnLocked(load, now);
+    }
+
+    /** Puts ticket {@code t} of class {@code lane} at the end of its session's line; it waits, PARKED. */
+    private void lineLocked(Ticket t, Lane lane, Load load) {
+        t.load = load;
+        t.inLine = true;
+        t.lineNext = null;
+        if (load.lineTail == null) {
+            load.lineHead = t;
+        } else {
+            load.lineTail.lineNext = t;
+        }
+        load.lineTail = t;
+        load.lined++;
+        t.prev = lane.lineTail;
+        t.next = null;
+        if (lane.lineTail == null) {
+            lane.lineHead = t;
+        } else {
+            lane.lineTail.next = t;
+        }
+        lane.lineTail = t;
+        lane.lined++;
+        lined++;
+        t.state = State.PARKED;
+    }
+
+    /** Takes ticket {@code t} out of its session's line and its class's list of line tickets. */
+    private void unlineLocked(Ticket t, Lane lane) {
+        Load load = t.load;
+        // a line is short and its first leaves first (moves on, or expires as the oldest): a walk is cheap
+        Ticket before = null;
+        for (Ticket x = load.lineHead; x != t; x = x.lineNext) {
+            before = x;
+        }
+        if (before == null) {
+            load.lineHead = t.lineNext;
+        } else {
+            before.lineNext = t.lineNext;
+        }
+        if (load.lineTail == t) {
+            load.lineTail = before;
+        }
+        t.lineNext = null;
+        load.lined--;
+        if (t.prev == null) {
+            lane.lineHead = t.next;
+        } else {
+            t.prev.next = t.next;
+        }
+        if (t.next == null) {
+            lane.lineTail = t.prev;
+        } else {
+            t.next.prev = t.prev;
+        }
+        t.prev = null;
+        t.next = null;
+        t.inLine = false;
+        lane.lined--;
+        lined--;
+    }
+
+    /**
+     * While session {@code load} has fewer than max-per-session requests in flight (or no limit, after a reload), its
+     * line's first moves on to its class's queue, in its place by arrival (so that the sweep finds it overdue at the
+     * queue's head, and a page's requests keep their order), even when that queue is full (it was let wait when it
+     * came). Returns whether one moved: the caller dispatches, which may start it at once.
+     */
+    private boolean moveOnLocked(Load load, long now) {
+        boolean moved = false;
+        while (load.lineHead != null && (maxPerSession <= 0 || load.requests < maxPerSession)) {
+            Ticket t = load.lineHead;
+            Lane lane = t.lane;
+            unlineLocked(t, lane);
+            t.load = load;
+            load.requests++;
+            t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline, by arrival as the queue's order
+            t.queuedNanos = now;
+            if (lane.head == null) {
+                policy.becameBusy(lane);
+            }
+            // from the head: the ticket came long ago, so few are before it
+            Ticket before = null;
+            Ticket after = lane.head;
+            while (after != null && after.enteredNanos - t.enteredNanos <= 0) {
+                before = after;
+                after = after.next;
+            }
+            t.prev = before;
+            t.next = after;
+            if (before == null) {
+                lane.head = t;
+            } else {
+                before.next = t;
+            }
+            if (after == null) {
+                lane.tail = t;
+            } else {
+                after.prev = t;
+            }
+            lane.queued++;
+            parked++;
+            lineMoves++;
+            moved = true;
+        }
+        return moved;
     }
 
     /**
      * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
-     * session rate they use; the refused request counts in the class it entered.
+     * session rate they use; the refused request counts in the class it entered. Priority at the door: a session its
+     * class's steps refuse is admitted while a lower class would admit one now, on that class's session token, so that
+     * no session is refused while a lower class admits and the total admission rate stays the same. Returns the class
+     * whose session token the admission takes, null when refused.
      */
-    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address) {
+    private Lane admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address) {
         // before every step, so that one address's flood is told apart and never takes its class's session tokens
         if (address != null && addressSessions != null && !addressSessions.available(address, now)) {
             sessionLane.sessionsRefusedAddress++;
@@ -530,12 +676,34 @@ final class Scheduler {
                         + "Jetty ForwardedRequestCustomizer); see docs/security.md");
             }
             refuseLocked(t, lane, rejections.sessionAddress());
-            return false;
+            return null;
         }
-        for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
-            Rejection refusal = step.refuse(sessionLane, this, now);
+        List<AdmissionStep> steps = autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS;
+        if (admitsLocked(steps, sessionLane, now)) {
+            return sessionLane;
+        }
+        // the lowest class that admits lends its token: the classes between keep theirs
+        for (int i = lanes.length - 1; i > sessionLane.index; i--) {
+            Lane lower = lanes[i];
+            if (settings.get(i).level() > 0 && admitsLocked(steps, lower, now)) {
+                return lower;
+            }
+        }
+        // refused: the steps again, now counting (the same state under the lock: one refuses)
+        for (AdmissionStep step : steps) {
+            Rejection refusal = step.refuse(sessionLane, this, now, true);
             if (refusal != null) {
                 refuseLocked(t, lane, refusal);
+                return null;
+            }
+        }
+        return sessionLane;
+    }
+
+    /** Whether {@code steps} admit a new session of class {@code l} now: a dry run, counting nothing. */
+    private boolean admitsLocked(List<AdmissionStep> steps, Lane l, long now) {
+        for (AdmissionStep step : steps) {
+            if (step.refuse(l, this, now, false) != null) {
                 return false;
             }
         }
@@ -554,19 +722,23 @@ final class Scheduler {
         }
         Lane lane = t.lane;
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
-        long now = parked > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0) ? clock.nanoTime()
-                : NO_TIME;
+        long now = parked > 0 || lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
+                ? clock.nanoTime() : NO_TIME;
         Ticket ready;
         lock.lock();
         try {
-            if (now == NO_TIME && parked > 0) {
-                now = clock.nanoTime(); // a request came to wait meanwhile: the dispatch needs the time
+            if (now == NO_TIME && (parked > 0 || lined > 0)) {
+                // a request came to wait meanwhile: the dispatch (and a session's line moving on) needs the time
+                now = clock.nanoTime();
             }
             // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running:
             // the default class took its requests, and this permit)
             lane = t.lane.current();
             t.lane = lane;
-            endedLocked(t, t.state == State.RUNNING && !declined);
+            if (t.state == State.PARKED && !t.inLine) {
+                unlinkLocked(t, lane);
+            }
+            endedLocked(t, t.state == State.RUNNING && !declined, now);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
                 if (declined) {
@@ -594,7 +766,6 @@ final class Scheduler {
                 }
             } else if (t.state == State.PARKED) {
                 t.claimNotification();
-                unlinkLocked(t, lane);
                 t.state = State.CANCELLED;
                 lane.cancelled++;
             } else {
@@ -612,6 +783,7 @@ final class Scheduler {
         if (t.state != State.PARKED) {
             return false;
         }
+        Ticket ready = null;
         lock.lock();
         try {
             if (t.state != State.PARKED) {
@@ -619,8 +791,14 @@ final class Scheduler {
             }
             Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
-            unlinkLocked(t, lane);
-            endedLocked(t, false);
+            if (!t.inLine) {
+                unlinkLocked(t, lane);
+            }
+            // a request of a session with a line frees a place in flight: the line's first moves on, at this time
+            long now = t.load != null && t.load.lineHead != null ? clock.nanoTime() : NO_TIME;
+            if (endedLocked(t, false, now)) {
+                ready = dispatchLocked(null, now);
+            }
             t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
@@ -628,10 +806,11 @@ final class Scheduler {
             } else {
                 lane.cancelled++;
             }
-            return true;
         } finally {
             lock.unlock();
         }
+        notifyAll(ready);
+        return true;
     }
 
     /** Expires every parked ticket whose maximum wait has passed; returns how many. */
@@ -650,15 +829,23 @@ final class Scheduler {
 
     private Ticket expireOverdueLocked(long now, int[] count) {
         Ticket ready = null;
-        if (parked == 0) {
+        if (parked == 0 && lined == 0) {
             return null;
+        }
+        long moves = lineMoves;
+        // the sessions' lines first: a request expired below moves its line on, and what moves is not overdue then
+        for (Lane lane : lanes) {
+            Ticket h;
+            while ((h = lane.lineHead) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
+                ready = expireLocked(h, lane, ready, count, now);
+            }
         }
         // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
         for (Ticket h = guaranteedHead; h != null; ) {
             Ticket next = h.next;
             Lane lane = h.lane;
             if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count);
+                ready = expireLocked(h, lane, ready, count, now);
             }
             h = next;
         }
@@ -666,16 +853,19 @@ final class Scheduler {
             // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
             Ticket h;
             while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count);
+                ready = expireLocked(h, lane, ready, count, now);
             }
         }
-        return ready;
+        // a request moved on from its session's line may start on a free permit
+        return lineMoves != moves ? dispatchLocked(ready, now) : ready;
     }
 
     /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
-    private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count) {
-        unlinkLocked(h, lane);
-        endedLocked(h, false);
+    private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count, long now) {
+        if (!h.inLine) {
+            unlinkLocked(h, lane);
+        }
+        endedLocked(h, false, now);
         h.rejectWith(rejections.expired());
         h.state = State.EXPIRED;
         lane.expired++;
@@ -758,6 +948,9 @@ final class Scheduler {
                 for (Ticket t = l.head; t != null; t = t.next) {
                     lowerLevel(t, l);
                 }
+                for (Ticket t = l.lineHead; t != null; t = t.next) {
+                    lowerLevel(t, l);
+                }
             }
             for (Ticket g = guaranteedHead; g != null; g = g.next) {
                 lowerLevel(g, g.lane);
@@ -765,6 +958,7 @@ final class Scheduler {
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
             applyLocked(applied, now, true); // every bucket takes the new policy's rate
+            moveLinesOnLocked(now);
             ready = expireOverdueLocked(now, null);
             ready = dispatchLocked(ready, now);
         } finally {
@@ -806,11 +1000,31 @@ final class Scheduler {
         }
     }
 
-    /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
-    private void moveLocked(Lane gone, Lane target) {
-        boolean wasIdle = target.head == null;
-        Ticket a = target.head;
-        Ticket b = gone.head;
+    /**
+     * After a reload raised {@code admission.max-per-session} (or put none): every session's line moves on as far as
+     * the limit now lets it.
+     */
+    private void moveLinesOnLocked(long now) {
+        if (lined == 0) {
+            return;
+        }
+        java.util.Set<Load> loads = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Lane l : lanes) {
+            for (Ticket t = l.lineHead; t != null; t = t.next) {
+                loads.add(t.load);
+            }
+        }
+        for (Load load : loads) {
+            moveOnLocked(load, now);
+        }
+    }
+
+    /**
+     * The tickets of {@code a} and of {@code b}, two lists in arrival order linked by {@link Ticket#next}, merged in
+     * arrival order (the one of {@code a} first on a tie), relinked both ways; {@code b}'s move to {@code target}.
+     * Returns the new list's head; its tail is the last one reached.
+     */
+    private static Ticket[] mergeByArrival(Ticket a, Ticket b, Lane target) {
         Ticket head = null;
         Ticket tail = null;
         while (a != null || b != null) {
@@ -832,8 +1046,19 @@ final class Scheduler {
             }
             tail = t;
         }
-        target.head = head;
-        target.tail = tail;
+        return new Ticket[] {head, tail};
+    }
+
+    /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
+    private void moveLocked(Lane gone, Lane target) {
+        boolean wasIdle = target.head == null;
+        Ticket[] queue = mergeByArrival(target.head, gone.head, target);
+        target.head = queue[0];
+        target.tail = queue[1];
+        // the requests waiting in their sessions' lines change class too (their sessions' lines stay as they are)
+        Ticket[] line = mergeByArrival(target.lineHead, gone.lineHead, target);
+        target.lineHead = line[0];
+        target.lineTail = line[1];
         // the guaranteed queue keeps its order: its tickets of the removed class only change class
         for (Ticket g = guaranteedHead; g != null; g = g.next) {
             if (g.lane == gone) {
@@ -841,10 +1066,14 @@ final class Scheduler {
             }
         }
         target.queued += gone.queued;
+        target.lined += gone.lined;
         target.executing += gone.executing;
-        target.entered += gone.queued + gone.executing;
+        target.entered += gone.queued + gone.lined + gone.executing;
         gone.head = null;
         gone.tail = null;
+        gone.lineHead = null;
+        gone.lineTail = null;
+        gone.lined = 0;
         gone.queued = 0;
         gone.executing = 0;
         gone.successor = target;
@@ -1034,6 +1263,7 @@ final class Scheduler {
 
     private void enqueueLocked(Ticket t, Lane lane) {
         t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline
+        t.queuedNanos = t.enteredNanos;
         if (t.guaranteed) {
             t.prev = guaranteedTail;
             t.next = null;
@@ -1117,7 +1347,7 @@ final class Scheduler {
             }
             unlinkLocked(t, lane);
             grantLocked(t, lane, now);
-            long waited = Math.max(0, now - t.enteredNanos);
+            long waited = Math.max(0, now - t.queuedNanos);
             lane.waitNanos += waited;
             lane.waitBuckets[WaitHistogram.bucket(waited)]++;
             t.readyNext = ready;
@@ -1216,7 +1446,7 @@ final class Scheduler {
                         l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
                         l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
                         l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
-                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress));
+                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress, l.lined));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
