@@ -1433,6 +1433,63 @@ final class Scheduler {
         }
     }
 
+    /**
+     * The sessions' lines checked against their invariants, under the lock (for the tests' shared checker): every
+     * class's list of line tickets holds its count of PARKED tickets of that class, each in its session's line; each
+     * session's line holds its count; and a line waits only while its session has max-per-session requests in flight.
+     * Returns what is wrong, or null.
+     */
+    String lineProblem() {
+        lock.lock();
+        try {
+            int total = 0;
+            java.util.Map<Load, Integer> seen = new java.util.IdentityHashMap<>();
+            for (Lane l : lanes) {
+                int n = 0;
+                for (Ticket t = l.lineHead; t != null; t = t.next) {
+                    n++;
+                    if (!t.inLine || t.lane != l || t.state != State.PARKED || t.load == null) {
+                        return t + " in " + l.name + "'s line list: inLine " + t.inLine + ", lane " + t.lane.name;
+                    }
+                    seen.merge(t.load, 1, Integer::sum);
+                }
+                if (n != l.lined) {
+                    return l.name + " counts " + l.lined + " line tickets, its list holds " + n;
+                }
+                for (Ticket t = l.head; t != null; t = t.next) {
+                    if (t.inLine) {
+                        return t + " in " + l.name + "'s queue is marked in a line";
+                    }
+                }
+                total += n;
+            }
+            if (total != lined) {
+                return lined + " line tickets counted, the classes hold " + total;
+            }
+            for (Map.Entry<Load, Integer> e : seen.entrySet()) {
+                Load load = e.getKey();
+                int n = 0;
+                for (Ticket t = load.lineHead; t != null; t = t.lineNext) {
+                    n++;
+                    if (t.load != load || !t.inLine) {
+                        return t + " in a session's line belongs to another";
+                    }
+                }
+                if (n != load.lined || n != e.getValue()) {
+                    return "a session's line holds " + n + ", counts " + load.lined + ", its classes list "
+                            + e.getValue();
+                }
+                if (maxPerSession > 0 && load.requests < maxPerSession) {
+                    return "a session's line of " + n + " waits while it has " + load.requests + " of "
+                            + maxPerSession + " in flight";
+                }
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** A consistent copy of every counter and the settings in force. */
     EngineSnapshot snapshot(EngineSnapshot.Sessions sessions) {
         long now = clock.nanoTime();
