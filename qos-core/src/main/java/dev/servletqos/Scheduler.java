@@ -1442,8 +1442,8 @@ final class Scheduler {
     String lineProblem() {
         lock.lock();
         try {
+            // no collections: Lincheck's model checker runs this too, and restores what it can reach
             int total = 0;
-            java.util.Map<Load, Integer> seen = new java.util.IdentityHashMap<>();
             for (Lane l : lanes) {
                 int n = 0;
                 for (Ticket t = l.lineHead; t != null; t = t.next) {
@@ -1451,7 +1451,23 @@ final class Scheduler {
                     if (!t.inLine || t.lane != l || t.state != State.PARKED || t.load == null) {
                         return t + " in " + l.name + "'s line list: inLine " + t.inLine + ", lane " + t.lane.name;
                     }
-                    seen.merge(t.load, 1, Integer::sum);
+                    Load load = t.load;
+                    int k = 0;
+                    boolean found = false;
+                    for (Ticket x = load.lineHead; x != null; x = x.lineNext) {
+                        k++;
+                        found |= x == t;
+                        if (x.load != load || !x.inLine) {
+                            return x + " in a session's line belongs to another";
+                        }
+                    }
+                    if (!found || k != load.lined) {
+                        return "a session's line holds " + k + ", counts " + load.lined + (found ? "" : ", not " + t);
+                    }
+                    if (maxPerSession > 0 && load.requests < maxPerSession) {
+                        return "a session's line of " + k + " waits while it has " + load.requests + " of "
+                                + maxPerSession + " in flight";
+                    }
                 }
                 if (n != l.lined) {
                     return l.name + " counts " + l.lined + " line tickets, its list holds " + n;
@@ -1465,24 +1481,6 @@ final class Scheduler {
             }
             if (total != lined) {
                 return lined + " line tickets counted, the classes hold " + total;
-            }
-            for (Map.Entry<Load, Integer> e : seen.entrySet()) {
-                Load load = e.getKey();
-                int n = 0;
-                for (Ticket t = load.lineHead; t != null; t = t.lineNext) {
-                    n++;
-                    if (t.load != load || !t.inLine) {
-                        return t + " in a session's line belongs to another";
-                    }
-                }
-                if (n != load.lined || n != e.getValue()) {
-                    return "a session's line holds " + n + ", counts " + load.lined + ", its classes list "
-                            + e.getValue();
-                }
-                if (maxPerSession > 0 && load.requests < maxPerSession) {
-                    return "a session's line of " + n + " waits while it has " + load.requests + " of "
-                            + maxPerSession + " in flight";
-                }
             }
             return null;
         } finally {
