@@ -143,7 +143,7 @@ interface AdmissionStep {
             return jittered(expired, 503, Rejection.Reason.EXPIRED);
         }
 
-        /** A request over {@code admission.max-per-session}: 429, the client's own doing. */
+        /** A request finding its session's line ({@code admission.max-per-session}) full: 429, the client's own doing. */
         Rejection sessionLimit() {
             return jittered(sessionLimit, 429, Rejection.Reason.SESSION_LIMIT);
         }
