@@ -658,8 +658,8 @@ final class Scheduler {
      * session rate they use; the refused request counts in the class it entered. Priority at the door: a session its
      * class's steps refuse is admitted while a lower class would admit one now, on that class's session token, so that
      * no session is refused while a lower class admits and the total admission rate stays the same. Returns the class
-     * whose session token the admission takes, null when refused. A session refused by its class's session rate
-     * takes a token only from a lower class that has a rate.
+     * whose session token the admission takes, null when refused. With triggers, a session refused by its class's
+     * session rate takes a token only from a lower class that has a rate.
      */
     private Lane admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address) {
         // before every step, so that one address's flood is told apart and never takes its class's session tokens
@@ -683,10 +683,11 @@ final class Scheduler {
         if (admitsLocked(steps, sessionLane, now)) {
             return sessionLane;
         }
-        // the lowest class that admits lends its token: the classes between keep theirs. A class refused by its own
-        // session rate takes a real token only (a lower class with a rate): the highest class's default rate bounds a
-        // tier cookie copied to many clients, which a lower class with no limit would otherwise lift
-        boolean byRate = AdmissionStep.sessionRate(sessionLane, this, now, false) != null;
+        // the lowest class that admits lends its token: the classes between keep theirs. With triggers, a class refused
+        // by its own session rate (the operator's, or the highest class's default one, which bounds a tier cookie
+        // copied to many clients) takes a real token only, of a lower class with a rate: one with no limit would
+        // lift it. With automatic admission the rates are the admission law's shares of the capacity
+        boolean byRate = !autoAdmission && AdmissionStep.sessionRate(sessionLane, this, now, false) != null;
         for (int i = lanes.length - 1; i > sessionLane.index; i--) {
             Lane lower = lanes[i];
             if (settings.get(i).level() > 0 && (!byRate || lower.sessions.rate() > 0) && admitsLocked(steps, lower,
