@@ -396,4 +396,45 @@ class SessionLineTest {
         lent.complete();
         assertReconciles(triggers);
     }
+
+    /**
+     * Priority at the door with automatic admission: premium's queue guard (250 ms target) refuses its new sessions
+     * from 6 queued requests (6 x 100 ms / 2 permits), basic's (1 s) only from 21; in between premium's new sessions
+     * are admitted on basic's admission.
+     */
+    @Test
+    void aPremiumSessionItsQueueGuardRefusesIsAdmittedWhileBasicsGuardWouldAdmit() {
+        QosEngine e = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 2,
+                ClassPolicy.named("premium").withReserve(0).withDelayTarget(Duration.ofMillis(250)),
+                ClassPolicy.named("basic").withDelayTarget(Duration.ofSeconds(1)))
+                .control(dev.servletqos.policy.ControlPolicy.DEFAULTS.withAdmission(
+                        dev.servletqos.policy.ControlPolicy.Admission.AUTO)).build(), clock);
+        Ticket first = e.enter(request("basic"), clock.nanoTime());
+        clock.advance(Duration.ofMillis(100));
+        first.complete(); // the engine knows the service time: 100 ms
+        List<Ticket> tickets = new ArrayList<>();
+        tickets.add(e.enter(request("basic"), clock.nanoTime()));
+        tickets.add(e.enter(request("basic"), clock.nanoTime()));
+        assertEquals(2, count(tickets, State.RUNNING));
+        Ticket refused = null;
+        while (refused == null && tickets.size() < 100) {
+            Ticket t = e.enter(request("premium"), clock.nanoTime());
+            if (t.state() == State.REJECTED) {
+                refused = t;
+            } else {
+                assertNotNull(t.setCookieHeader());
+                tickets.add(t);
+            }
+        }
+        assertEquals(21, e.snapshot().get("premium").queued(),
+                "admitted past its own guard's 6, up to basic's: 21 x 100 ms / 2 > 1 s");
+        assertEquals(Rejection.Reason.SESSION_QUEUED, refused.rejection().reason());
+        assertEquals(21, e.snapshot().get("premium").sessionsAdmitted());
+        assertEquals(1, e.snapshot().get("premium").sessionsRefusedQueued());
+        assertEquals(State.REJECTED, e.enter(request("basic"), clock.nanoTime()).state(), "basic refuses too");
+        while (tickets.stream().anyMatch(t -> t.state() == State.RUNNING)) {
+            tickets.stream().filter(t -> t.state() == State.RUNNING).forEach(Ticket::complete);
+        }
+        assertReconciles(e);
+    }
 }
