@@ -400,11 +400,12 @@ final class Scheduler {
      * class's name, and the level is lowered to the class's levels if the reload gave it fewer. The first request
      * of a new session meets admission first (refused at level 0, else when its address started
      * {@code admission.max-new-sessions-per-address} a second already, else the admission steps of its session's
-     * class {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
-     * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request
-     * that would have to wait is refused when its class's queue is full, when its session already has
-     * {@code admission.max-per-session} requests executing and waiting, or when
-     * {@code admission.max-queued-per-address} requests from its address wait. A request of virtual server
+     * class {@code sessionClass}, in order, or a lower class's: priority at the door), and the session counts as
+     * admitted only if its request is not rejected; a request of a known (admitted) session is never refused by
+     * admission, and never comes at level 0. A request of a session with {@code admission.max-per-session} requests
+     * executing or in their class's queue (or a line) waits in the session's line, PARKED, refused only when the line
+     * holds its class's max-queue. Another request that would have to wait is refused when its class's queue is full,
+     * or when {@code admission.max-queued-per-address} requests from its address wait. A request of virtual server
      * {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full queue or a
      * limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves kept),
      * else waits in the guaranteed queue, which is served before every class's.
