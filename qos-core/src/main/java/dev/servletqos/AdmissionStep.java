@@ -10,10 +10,11 @@ import java.util.List;
 interface AdmissionStep {
 
     /**
-     * The refusal for a new session of {@code lane} now, or null to let the next step decide. A step that
-     * refuses also counts the refusal in the lane's counters.
+     * The refusal for a new session of {@code lane} now, or null to let the next step decide. With {@code count}, a
+     * step that refuses also counts the refusal in the lane's counters; without, it changes nothing (a dry run: would
+     * the class admit a new session now?), and its refusal's Retry-After means nothing.
      */
-    Rejection refuse(Scheduler.Lane lane, Scheduler scheduler, long now);
+    Rejection refuse(Scheduler.Lane lane, Scheduler scheduler, long now, boolean count);
 
     /**
      * The steps with {@code control.admission = triggers}, in order: the queue triggers (j, k), then the class's
@@ -32,10 +33,12 @@ interface AdmissionStep {
      * WebQoS triggers (paper 004): refuse a new session of a class while at least j requests are queued in
      * all classes, or at least k in the classes above it.
      */
-    static Rejection queueTriggers(Scheduler.Lane lane, Scheduler s, long now) {
+    static Rejection queueTriggers(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
         if ((lane.totalQueuedTrigger > 0 && s.queued() >= lane.totalQueuedTrigger)
                 || (lane.higherQueuedTrigger > 0 && s.queuedAbove(lane.index) >= lane.higherQueuedTrigger)) {
-            lane.sessionsRefusedQueued++;
+            if (count) {
+                lane.sessionsRefusedQueued++;
+            }
             return s.rejections().sessionQueued();
         }
         return null;
@@ -50,7 +53,7 @@ interface AdmissionStep {
      * period, or before the law has measured anything, is held too. Retry-After: the time that queue needs to
      * fall back to the target.
      */
-    static Rejection queueGuard(Scheduler.Lane lane, Scheduler s, long now) {
+    static Rejection queueGuard(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
         double service = s.meanServiceNanos();
         if (!(service > 0)) {
             return null;
@@ -61,7 +64,9 @@ interface AdmissionStep {
         if (predicted <= lane.delayTargetNanos) {
             return null;
         }
-        lane.sessionsRefusedQueued++;
+        if (count) {
+            lane.sessionsRefusedQueued++;
+        }
         return s.rejections().sessionQueued((predicted - lane.delayTargetNanos) / 1e9);
     }
 
@@ -91,9 +96,12 @@ interface AdmissionStep {
      * scheduler takes the token when it admits the session). With {@code control.admission = auto}, Retry-After
      * is the time the bucket needs to admit the sessions refused in the last second and this one.
      */
-    static Rejection sessionRate(Scheduler.Lane lane, Scheduler s, long now) {
-        if (lane.sessions.available(now)) {
+    static Rejection sessionRate(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
+        if (lane.sessions.available(now)) { // refills the bucket to now: no change of what it admits
             return null;
+        }
+        if (!count) {
+            return s.rejections().sessionRate();
         }
         lane.sessionsRefusedRate++;
         if (!s.autoAdmission()) {
@@ -158,7 +166,7 @@ interface AdmissionStep {
             return jittered(expired, 503, Rejection.Reason.EXPIRED);
         }
 
-        /** A request over {@code admission.max-per-session}: 429, the client's own doing. */
+        /** A request finding its session's line ({@code admission.max-per-session}) full: 429, the client's own doing. */
         Rejection sessionLimit() {
             return jittered(sessionLimit, 429, Rejection.Reason.SESSION_LIMIT);
         }

@@ -2,7 +2,7 @@ package dev.servletqos;
 
 /**
  * One service class's settings and counters at one instant, taken under the engine's lock so that they add
- * up: {@code entered = completed + declined + rejected + expired + cancelled + executing + queued + streams}.
+ * up: {@code entered = completed + declined + rejected + expired + cancelled + executing + queued + streams + lined}.
  *
  * @param name                  the class
  * @param budget                its concurrency permits now
@@ -12,7 +12,9 @@ package dev.servletqos;
  * @param executing             requests holding a permit now (including borrowed ones)
  * @param borrowed              of those, permits beyond the budget: {@code max(0, executing - budget)},
  *                              taken from idle capacity (or left over from a lowered budget)
- * @param queued                requests waiting for a permit now
+ * @param queued                requests waiting for a permit now in the class's queue (those in their sessions'
+ *                              lines are {@code lined}, not counted here: neither the queue guard nor the control
+ *                              loop sees one session's requests beyond its limit as the class's load)
  * @param entered               requests seen since start
  * @param completed             requests the application finished
  * @param declined              requests that held a permit but the container declined (not served)
@@ -25,8 +27,8 @@ package dev.servletqos;
  * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k) or the queue guard, and stateless
  *                              requests refused while the class rationed new sessions
  * @param sessionsRefusedRate   new sessions refused by the session rate
- * @param sessionLimited        of the rejected, requests that would have waited while their session had
- *                              {@code admission.max-per-session} requests executing and waiting
+ * @param sessionLimited        of the rejected, requests refused because their session's line was full: the
+ *                              class's {@code max-queue} of its requests already waited there
  * @param addressLimited        of the rejected, requests that would have waited while
  *                              {@code admission.max-queued-per-address} requests from their address waited
  * @param borrowedGrants        permits ever granted beyond the budget
@@ -54,6 +56,8 @@ package dev.servletqos;
  *                              asynchronous ({@link Ticket#detach()}), running without a permit, not in
  *                              {@code executing}
  * @param streamsFull           of the rejected, streams refused because {@code streams.max-open} were open
+ * @param lined                 requests waiting now in their sessions' lines: their session had
+ *                              {@code admission.max-per-session} requests in flight when they came
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,
@@ -63,14 +67,14 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
                          long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
                          double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
                          double level, long[] completedByLevel, long sessionsRefusedAddress, int streams,
-                         long streamsFull) {
+                         long streamsFull, int lined) {
 
     public ClassStats {
         waitBuckets = waitBuckets.clone();
         completedByLevel = completedByLevel.clone();
     }
 
-    /** The stats of a class without streams (no stream open, none refused). */
+    /** The stats of a class without streams (no stream open, none refused), with {@code lined} in lines. */
     public ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                       int borrowed, int queued, long entered, long completed, long declined, long rejected,
                       long expired, long cancelled, long queueFull, long sessionsAdmitted,
@@ -78,12 +82,12 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
                       long addressLimited, long borrowedGrants, long grants,
                       long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
                       double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
-                      double level, long[] completedByLevel, long sessionsRefusedAddress) {
+                      double level, long[] completedByLevel, long sessionsRefusedAddress, int lined) {
         this(name, budget, minBudget, reserve, weight, executing, borrowed, queued, entered, completed, declined,
                 rejected, expired, cancelled, queueFull, sessionsAdmitted, sessionsRefusedQueued, sessionsRefusedRate,
                 sessionLimited, addressLimited, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
                 serviceTimed, bytes, sessionRate, sessionBurst, sessionsRefusedLevel, levels, level, completedByLevel,
-                sessionsRefusedAddress, 0, 0);
+                sessionsRefusedAddress, 0, 0, lined);
     }
 
     /** The completed requests by content level, 0..M (a copy). */
@@ -110,7 +114,7 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
 
     /** Requests that entered and have not ended yet: executing, waiting, and open streams. */
     public long inFlight() {
-        return executing + queued + streams;
+        return executing + queued + streams + lined;
     }
 
     /** Mean time a granted request waited for its permit, in nanoseconds; 0 before the first grant. */
@@ -120,6 +124,7 @@ public record ClassStats(String name, int budget, int minBudget, int reserve, in
 
     /** Whether the counters reconcile (they always should; tests assert it). */
     public boolean reconciles() {
-        return entered == completed + declined + rejected + expired + cancelled + executing + queued + streams;
+        return entered == completed + declined + rejected + expired + cancelled + executing + queued + streams
+                + lined;
     }
 }

@@ -37,12 +37,13 @@ import java.util.function.UnaryOperator;
  * never raise it; (4) the request's content level is decided from its class's live level and the session (a new
  * session at level 0 is refused); (5) session admission decides for a new session (while its class rations new
  * sessions and it has no credential, its client address's fair share, {@code admission.max-new-sessions-per-address};
- * WebQoS triggers j and k, or the queue guard; the class's session rate), once per session; a request without an
- * admission cookie that does not ask for HTML is stateless instead: no session, refused while its class rations;
- * (6) the scheduler runs it, queues it, or
- * refuses it when its class's queue is full or, when it would wait, when its session or (anonymous, the queue
- * scarce) its address already has too many requests in the engine ({@code admission.max-per-session},
- * {@code admission.max-queued-per-address}). An admitted session's later requests are never refused by admission.
+ * WebQoS triggers j and k, or the queue guard; the class's session rate; or a lower class's, priority at the door),
+ * once per session; a request without an admission cookie that does not ask for HTML is stateless instead: no
+ * session, refused while its class rations; (6) the scheduler runs it, queues it (a session's requests beyond
+ * {@code admission.max-per-session} first in the session's own line), or refuses it when its class's queue (or its
+ * session's line) is full or, when it would wait, when (anonymous, the queue scarce) its address already has too
+ * many requests waiting ({@code admission.max-queued-per-address}).
+ * An admitted session's later requests are never refused by admission.
  *
  * <p>The settings the engine acts on (max-executing, budgets, session rates, delay targets, content levels,
  * the controller's mode and gains) are one immutable {@link Settings} value, replaced whole through
@@ -327,7 +328,7 @@ public final class QosEngine {
         try {
             sweep = scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS));
             control.start(scheduler);
-            periodic = scheduler;
+            this.periodic = scheduler;
             rewatch();
         } catch (RuntimeException | Error e) {
             stop();

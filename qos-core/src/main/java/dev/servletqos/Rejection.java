@@ -30,8 +30,9 @@ public final class Rejection {
         /** A token-bucket rule ({@code bucket.<name>.*}) had no token for the request. */
         BUCKET("bucket"),
         /**
-         * The request would have waited while its session already had {@code admission.max-per-session} requests
-         * executing and waiting (a cookie shared by many clients, or a client that does not wait for its answers).
+         * The request would have waited in its session's line ({@code admission.max-per-session}) while the class's
+         * {@code max-queue} of the session's requests waited there already (a cookie shared by many clients, or a
+         * client that does not wait for its answers).
          */
         SESSION_LIMIT("session-limit"),
         /**

@@ -101,6 +101,10 @@ final class Scheduler {
     private final long[] routeNanos = new long[Routes.MAX];
     private final long[] routeTimed = new long[Routes.MAX];
     private int parked;
+    /** Requests waiting in their sessions' lines, all classes (not in {@link #parked}). */
+    private int lined;
+    /** Requests ever moved from a session's line to their class's queue: tells a caller to dispatch. */
+    private long lineMoves;
     /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
     private double serviceEwmaNanos;
     /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
@@ -141,6 +145,13 @@ final class Scheduler {
         Ticket head;
         Ticket tail;
         int queued;
+        /**
+         * This class's requests waiting in their sessions' lines ({@link Load}), in arrival order (linked by
+         * {@link Ticket#prev}, {@link Ticket#next}), for the expiry sweep; and how many. Not in {@link #queued}.
+         */
+        Ticket lineHead;
+        Ticket lineTail;
+        int lined;
         int executing;
         long pass;
 
@@ -233,12 +244,20 @@ final class Scheduler {
     }
 
     /**
-     * One admitted session's requests executing and waiting now, for {@code admission.max-per-session}, and its
-     * cookie renewals: shared by the session's entries in the session table (its cookie and its renewals). Guarded by
-     * the lock.
+     * One admitted session's requests in flight, for {@code admission.max-per-session}, and its cookie renewals: shared
+     * by the session's entries in the session table (its cookie and its renewals). Guarded by the lock.
+     *
+     * <p>{@link #requests} are those executing or waiting in their class's queue: at most max-per-session (but after a
+     * reload lowered it). The session's further requests wait in its line, first come first served, holding no thread
+     * (PARKED tickets like any waiting request): each time one of the counted requests ends, the line's first moves on
+     * to its class's queue, in its place by arrival, and from there to a permit.
      */
     static final class Load {
         int requests;
+        /** The session's line: its oldest waiting request, the newest, and how many (linked by Ticket.lineNext). */
+        Ticket lineHead;
+        Ticket lineTail;
+        int lined;
         /** The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. */
         long newestUntil;
         /** The request carrying a renewal not yet served, else null: its end undoes the renewal unless served. */
@@ -407,14 +426,15 @@ final class Scheduler {
      * name, and the level is lowered to the class's levels if the reload gave it fewer. The first request of a new
      * session meets admission first (refused at level 0, else, while its class rations, when its address is above its
      * fair share ({@code admission.max-new-sessions-per-address}), else the admission steps of its session's class
-     * {@code sessionClass}, in order), and the session counts as admitted only if its request is not rejected; a
-     * request of a known (admitted) session is never refused by admission, and never comes at level 0. A request that
-     * would have to wait is refused when its class's queue is full, when its session already has {@code
-     * admission.max-per-session} requests executing and waiting, or when its address has its share of a scarce queue
-     * waiting ({@code admission.max-queued-per-address}). A request of virtual server {@code host} (null: none) within
-     * its guarantee is never refused: not by admission, not by a full queue or a limit; it runs at once when a permit
-     * is free (its class's budget aside, the other classes' reserves kept), else waits in the guaranteed queue, which
-     * is served before every class's.
+     * {@code sessionClass}, in order, or a lower class's: priority at the door), and the session counts as admitted
+     * only if its request is not rejected; a request of a known (admitted) session is never refused by admission, and
+     * never comes at level 0. A request of a session with {@code admission.max-per-session} requests executing or in
+     * their class's queue (or a line) waits in the session's line, PARKED, refused only when the line holds its
+     * class's max-queue. Another request that would have to wait is refused when its class's queue is full, or when
+     * its address has its share of a scarce queue waiting ({@code admission.max-queued-per-address}). A request of
+     * virtual server {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full
+     * queue or a limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves
+     * kept), else waits in the guaranteed queue, which is served before every class's.
      *
      * @param load    the session's requests in flight, counted while this one is; null: not counted
      * @param address the client's address, for the per-address limits ({@code admission.max-queued-per-address}
@@ -502,7 +522,7 @@ final class Scheduler {
             }
             Lane lane = t.lane.current();
             t.lane = lane;
-            endedLocked(t, true);
+            endedLocked(t, true, now); // the session's line moves on: dispatched below
             releaseLocked(lane);
             lane.streams++;
             openStreams++;
@@ -566,8 +586,22 @@ final class Scheduler {
             slot = addressSessions.slot(address, now);
             addressSessions.asked(slot, now);
         }
+        // whose session token the new session takes: its class's, or a lower class's (priority at the door)
+        Lane payer = sessionLane;
         if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane, now, slot)
-                : !admitLocked(t, lane, sessionLane, now, address, slot, kind))) {
+                : (payer = admitLocked(t, lane, sessionLane, now, address, slot, kind)) == null)) {
+            return;
+        }
+        if (load != null && (load.lined > 0 || (maxPerSession > 0 && load.requests >= maxPerSession))) {
+            // the session has max-per-session requests in flight (a new session never has): this one waits in the
+            // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
+            // gets no more of the server at once than one browser; the class's max-queue bounds the line
+            if (load.lined >= lane.maxQueue) {
+                lane.sessionLimited++;
+                refuseLocked(t, lane, rejections.sessionLimit());
+            } else {
+                lineLocked(t, lane, load);
+            }
             return;
         }
         if (lane.head == null && canStart(lane, borrowing)) {
@@ -576,10 +610,6 @@ final class Scheduler {
         } else if (lane.queued >= lane.maxQueue) {
             lane.queueFull++;
             refuseLocked(t, lane, rejections.queueFull());
-            return;
-        } else if (load != null && maxPerSession > 0 && load.requests >= maxPerSession) {
-            lane.sessionLimited++;
-            refuseLocked(t, lane, rejections.sessionLimit());
             return;
         } else if (address != null && maxQueuedPerAddress > 0 && overQueueShareLocked(lane, address, now)) {
             lane.addressLimited++;
@@ -599,7 +629,7 @@ final class Scheduler {
         }
         if (newSession && (kind & STATELESS) == 0) {
             sessionLane.sessionsAdmitted++;
-            sessionLane.sessions.take();
+            payer.sessions.take();
             if (slot >= 0) {
                 addressSessions.admitted(slot, now);
             }
@@ -680,29 +710,147 @@ final class Scheduler {
     }
 
     /**
-     * A ticket left RUNNING or PARKED for good: its session has one request fewer in flight, and a renewal it
-     * carried is undone unless the request was served ({@code served}: completed, not declined).
+     * A ticket left RUNNING or PARKED for good (a class queue's ticket is unlinked by the caller): its session has one
+     * request fewer in flight, or in its line, and a renewal it carried is undone unless the request was served
+     * ({@code served}: completed, not declined). Then the session's line moves on ({@link #moveOnLocked}, at
+     * {@code now}); returns whether it did: the caller dispatches.
      */
-    private static void endedLocked(Ticket t, boolean served) {
+    private boolean endedLocked(Ticket t, boolean served, long now) {
         Load load = t.load;
-        if (load != null) {
+        if (load == null) {
+            return false;
+        }
+        if (t.inLine) {
+            unlineLocked(t, t.lane);
+        } else {
             load.requests--;
-            t.load = null;
-            if (load.renewing == t) {
-                load.renewing = null;
-                if (!served) {
-                    load.newestUntil = load.newestBefore;
-                }
+        }
+        t.load = null;
+        if (load.renewing == t) {
+            load.renewing = null;
+            if (!served) {
+                load.newestUntil = load.newestBefore;
             }
         }
+        return moveOnLocked(load, now);
+    }
+
+    /** Puts ticket {@code t} of class {@code lane} at the end of its session's line; it waits, PARKED. */
+    private void lineLocked(Ticket t, Lane lane, Load load) {
+        t.load = load;
+        t.inLine = true;
+        t.lineNext = null;
+        if (load.lineTail == null) {
+            load.lineHead = t;
+        } else {
+            load.lineTail.lineNext = t;
+        }
+        load.lineTail = t;
+        load.lined++;
+        t.prev = lane.lineTail;
+        t.next = null;
+        if (lane.lineTail == null) {
+            lane.lineHead = t;
+        } else {
+            lane.lineTail.next = t;
+        }
+        lane.lineTail = t;
+        lane.lined++;
+        lined++;
+        t.state = State.PARKED;
+    }
+
+    /** Takes ticket {@code t} out of its session's line and its class's list of line tickets. */
+    private void unlineLocked(Ticket t, Lane lane) {
+        Load load = t.load;
+        // a line is short and its first leaves first (moves on, or expires as the oldest): a walk is cheap
+        Ticket before = null;
+        for (Ticket x = load.lineHead; x != t; x = x.lineNext) {
+            before = x;
+        }
+        if (before == null) {
+            load.lineHead = t.lineNext;
+        } else {
+            before.lineNext = t.lineNext;
+        }
+        if (load.lineTail == t) {
+            load.lineTail = before;
+        }
+        t.lineNext = null;
+        load.lined--;
+        if (t.prev == null) {
+            lane.lineHead = t.next;
+        } else {
+            t.prev.next = t.next;
+        }
+        if (t.next == null) {
+            lane.lineTail = t.prev;
+        } else {
+            t.next.prev = t.prev;
+        }
+        t.prev = null;
+        t.next = null;
+        t.inLine = false;
+        lane.lined--;
+        lined--;
+    }
+
+    /**
+     * While session {@code load} has fewer than max-per-session requests in flight (or no limit, after a reload), its
+     * line's first moves on to its class's queue, in its place by arrival (so that the sweep finds it overdue at the
+     * queue's head, and a page's requests keep their order), even when that queue is full (it was let wait when it
+     * came). Returns whether one moved: the caller dispatches, which may start it at once.
+     */
+    private boolean moveOnLocked(Load load, long now) {
+        boolean moved = false;
+        while (load.lineHead != null && (maxPerSession <= 0 || load.requests < maxPerSession)) {
+            Ticket t = load.lineHead;
+            Lane lane = t.lane;
+            unlineLocked(t, lane);
+            t.load = load;
+            load.requests++;
+            t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline, by arrival as the queue's order
+            t.queuedNanos = now;
+            if (lane.head == null) {
+                policy.becameBusy(lane);
+            }
+            // from the head: the ticket came long ago, so few are before it
+            Ticket before = null;
+            Ticket after = lane.head;
+            while (after != null && after.enteredNanos - t.enteredNanos <= 0) {
+                before = after;
+                after = after.next;
+            }
+            t.prev = before;
+            t.next = after;
+            if (before == null) {
+                lane.head = t;
+            } else {
+                before.next = t;
+            }
+            if (after == null) {
+                lane.tail = t;
+            } else {
+                after.prev = t;
+            }
+            lane.queued++;
+            parked++;
+            lineMoves++;
+            moved = true;
+        }
+        return moved;
     }
 
     /**
      * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
-     * session rate they use; the refused request counts in the class it entered.
+     * session rate they use; the refused request counts in the class it entered. Priority at the door: a session its
+     * class's steps refuse is admitted while a lower class would admit one now, on that class's session token, so that
+     * no session is refused while a lower class admits and the total admission rate stays the same. Returns the class
+     * whose session token the admission takes, null when refused. With triggers, a session refused by its class's
+     * session rate takes a token only from a lower class that has a rate.
      */
-    private boolean admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address, int slot,
-                                int kind) {
+    private Lane admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address, int slot,
+                             int kind) {
         boolean rationing = rationingLocked(sessionLane, now);
         // asked before every step, so that one address's flood is held before it takes its class's session tokens;
         // only while the class rations: a class with room admits everybody, whatever their address
@@ -710,20 +858,47 @@ final class Scheduler {
             sessionLane.sessionsRefusedAddress++;
             warnOfSharedAddressLocked(address, false);
             refuseLocked(t, lane, rejections.sessionAddress());
-            return false;
+            return null;
         }
         if (rationing && (kind & STATELESS) != 0) {
             // a stateless request is shed before any session: while its class rations new sessions, it is refused
             // (and that refusal does not make the class ration longer: only its admission's own refusals do)
             sessionLane.sessionsRefusedQueued++;
             refuseLocked(t, lane, rejections.sessionQueued());
-            return false;
+            return null;
         }
-        for (AdmissionStep step : autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS) {
-            Rejection refusal = step.refuse(sessionLane, this, now);
+        List<AdmissionStep> steps = autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS;
+        if (admitsLocked(steps, sessionLane, now)) {
+            return sessionLane;
+        }
+        // the lowest class that admits lends its token: the classes between keep theirs. With triggers, a class refused
+        // by its own session rate (the operator's, or the highest class's default one, which bounds a tier cookie
+        // copied to many clients) takes a real token only, of a lower class with a rate: one with no limit would
+        // lift it. With automatic admission the rates are the admission law's shares of the capacity
+        boolean byRate = !autoAdmission && AdmissionStep.sessionRate(sessionLane, this, now, false) != null;
+        for (int i = lanes.length - 1; i > sessionLane.index; i--) {
+            Lane lower = lanes[i];
+            if (settings.get(i).level() > 0 && (!byRate || lower.sessions.rate() > 0) && admitsLocked(steps, lower,
+                    now)) {
+                return lower;
+            }
+        }
+        // refused: the steps again, now counting (the same state under the lock: one refuses)
+        for (AdmissionStep step : steps) {
+            Rejection refusal = step.refuse(sessionLane, this, now, true);
             if (refusal != null) {
                 rationedLocked(sessionLane, now, slot);
                 refuseLocked(t, lane, refusal);
+                return null;
+            }
+        }
+        return sessionLane;
+    }
+
+    /** Whether {@code steps} admit a new session of class {@code l} now: a dry run, counting nothing. */
+    private boolean admitsLocked(List<AdmissionStep> steps, Lane l, long now) {
+        for (AdmissionStep step : steps) {
+            if (step.refuse(l, this, now, false) != null) {
                 return false;
             }
         }
@@ -742,13 +917,14 @@ final class Scheduler {
         }
         Lane lane = t.lane;
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
-        long now = parked > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0) ? clock.nanoTime()
-                : NO_TIME;
+        long now = parked > 0 || lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
+                ? clock.nanoTime() : NO_TIME;
         Ticket ready;
         lock.lock();
         try {
-            if (now == NO_TIME && parked > 0) {
-                now = clock.nanoTime(); // a request came to wait meanwhile: the dispatch needs the time
+            if (now == NO_TIME && (parked > 0 || lined > 0)) {
+                // a request came to wait meanwhile: the dispatch (and a session's line moving on) needs the time
+                now = clock.nanoTime();
             }
             // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running:
             // the default class took its requests, and this permit)
@@ -760,7 +936,10 @@ final class Scheduler {
                 }
                 return;
             }
-            endedLocked(t, t.state == State.RUNNING && !declined);
+            if (t.state == State.PARKED && !t.inLine) {
+                unlinkLocked(t, lane);
+            }
+            endedLocked(t, t.state == State.RUNNING && !declined, now);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
                 if (declined) {
@@ -788,7 +967,6 @@ final class Scheduler {
                 }
             } else if (t.state == State.PARKED) {
                 t.claimNotification();
-                unlinkLocked(t, lane);
                 t.state = State.CANCELLED;
                 lane.cancelled++;
             } else {
@@ -806,6 +984,7 @@ final class Scheduler {
         if (t.state != State.PARKED) {
             return false;
         }
+        Ticket ready = null;
         lock.lock();
         try {
             if (t.state != State.PARKED) {
@@ -813,8 +992,14 @@ final class Scheduler {
             }
             Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
-            unlinkLocked(t, lane);
-            endedLocked(t, false);
+            if (!t.inLine) {
+                unlinkLocked(t, lane);
+            }
+            // a request of a session with a line frees a place in flight: the line's first moves on, at this time
+            long now = t.load != null && t.load.lineHead != null ? clock.nanoTime() : NO_TIME;
+            if (endedLocked(t, false, now)) {
+                ready = dispatchLocked(null, now);
+            }
             t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
@@ -822,10 +1007,11 @@ final class Scheduler {
             } else {
                 lane.cancelled++;
             }
-            return true;
         } finally {
             lock.unlock();
         }
+        notifyAll(ready);
+        return true;
     }
 
     /** Expires every parked ticket whose maximum wait has passed; returns how many. */
@@ -844,15 +1030,23 @@ final class Scheduler {
 
     private Ticket expireOverdueLocked(long now, int[] count) {
         Ticket ready = null;
-        if (parked == 0) {
+        if (parked == 0 && lined == 0) {
             return null;
+        }
+        long moves = lineMoves;
+        // the sessions' lines first: a request expired below moves its line on, and what moves is not overdue then
+        for (Lane lane : lanes) {
+            Ticket h;
+            while ((h = lane.lineHead) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
+                ready = expireLocked(h, lane, ready, count, now);
+            }
         }
         // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
         for (Ticket h = guaranteedHead; h != null; ) {
             Ticket next = h.next;
             Lane lane = h.lane;
             if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count);
+                ready = expireLocked(h, lane, ready, count, now);
             }
             h = next;
         }
@@ -860,16 +1054,19 @@ final class Scheduler {
             // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
             Ticket h;
             while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count);
+                ready = expireLocked(h, lane, ready, count, now);
             }
         }
-        return ready;
+        // a request moved on from its session's line may start on a free permit
+        return lineMoves != moves ? dispatchLocked(ready, now) : ready;
     }
 
     /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
-    private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count) {
-        unlinkLocked(h, lane);
-        endedLocked(h, false);
+    private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count, long now) {
+        if (!h.inLine) {
+            unlinkLocked(h, lane);
+        }
+        endedLocked(h, false, now);
         h.rejectWith(rejections.expired());
         h.state = State.EXPIRED;
         lane.expired++;
@@ -952,6 +1149,9 @@ final class Scheduler {
                 for (Ticket t = l.head; t != null; t = t.next) {
                     lowerLevel(t, l);
                 }
+                for (Ticket t = l.lineHead; t != null; t = t.next) {
+                    lowerLevel(t, l);
+                }
             }
             for (Ticket g = guaranteedHead; g != null; g = g.next) {
                 lowerLevel(g, g.lane);
@@ -959,6 +1159,7 @@ final class Scheduler {
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
             applyLocked(applied, now, true); // every bucket takes the new policy's rate
+            moveLinesOnLocked(now);
             ready = expireOverdueLocked(now, null);
             ready = dispatchLocked(ready, now);
         } finally {
@@ -1000,11 +1201,31 @@ final class Scheduler {
         }
     }
 
-    /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
-    private void moveLocked(Lane gone, Lane target) {
-        boolean wasIdle = target.head == null;
-        Ticket a = target.head;
-        Ticket b = gone.head;
+    /**
+     * After a reload raised {@code admission.max-per-session} (or put none): every session's line moves on as far as
+     * the limit now lets it.
+     */
+    private void moveLinesOnLocked(long now) {
+        if (lined == 0) {
+            return;
+        }
+        java.util.Set<Load> loads = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Lane l : lanes) {
+            for (Ticket t = l.lineHead; t != null; t = t.next) {
+                loads.add(t.load);
+            }
+        }
+        for (Load load : loads) {
+            moveOnLocked(load, now);
+        }
+    }
+
+    /**
+     * The tickets of {@code a} and of {@code b}, two lists in arrival order linked by {@link Ticket#next}, merged in
+     * arrival order (the one of {@code a} first on a tie), relinked both ways; {@code b}'s move to {@code target}.
+     * Returns the new list's head; its tail is the last one reached.
+     */
+    private static Ticket[] mergeByArrival(Ticket a, Ticket b, Lane target) {
         Ticket head = null;
         Ticket tail = null;
         while (a != null || b != null) {
@@ -1026,8 +1247,19 @@ final class Scheduler {
             }
             tail = t;
         }
-        target.head = head;
-        target.tail = tail;
+        return new Ticket[] {head, tail};
+    }
+
+    /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
+    private void moveLocked(Lane gone, Lane target) {
+        boolean wasIdle = target.head == null;
+        Ticket[] queue = mergeByArrival(target.head, gone.head, target);
+        target.head = queue[0];
+        target.tail = queue[1];
+        // the requests waiting in their sessions' lines change class too (their sessions' lines stay as they are)
+        Ticket[] line = mergeByArrival(target.lineHead, gone.lineHead, target);
+        target.lineHead = line[0];
+        target.lineTail = line[1];
         // the guaranteed queue keeps its order: its tickets of the removed class only change class
         for (Ticket g = guaranteedHead; g != null; g = g.next) {
             if (g.lane == gone) {
@@ -1035,11 +1267,15 @@ final class Scheduler {
             }
         }
         target.queued += gone.queued;
+        target.lined += gone.lined;
         target.executing += gone.executing;
         target.streams += gone.streams;
-        target.entered += gone.queued + gone.executing + gone.streams;
+        target.entered += gone.queued + gone.lined + gone.executing + gone.streams;
         gone.head = null;
         gone.tail = null;
+        gone.lineHead = null;
+        gone.lineTail = null;
+        gone.lined = 0;
         gone.queued = 0;
         gone.executing = 0;
         gone.streams = 0;
@@ -1230,6 +1466,7 @@ final class Scheduler {
 
     private void enqueueLocked(Ticket t, Lane lane) {
         t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline
+        t.queuedNanos = t.enteredNanos;
         if (t.guaranteed) {
             t.prev = guaranteedTail;
             t.next = null;
@@ -1313,7 +1550,7 @@ final class Scheduler {
             }
             unlinkLocked(t, lane);
             grantLocked(t, lane, now);
-            long waited = Math.max(0, now - t.enteredNanos);
+            long waited = Math.max(0, now - t.queuedNanos);
             lane.waitNanos += waited;
             lane.waitBuckets[WaitHistogram.bucket(waited)]++;
             t.readyNext = ready;
@@ -1399,6 +1636,61 @@ final class Scheduler {
         }
     }
 
+    /**
+     * The sessions' lines checked against their invariants, under the lock (for the tests' shared checker): every
+     * class's list of line tickets holds its count of PARKED tickets of that class, each in its session's line; each
+     * session's line holds its count; and a line waits only while its session has max-per-session requests in flight.
+     * Returns what is wrong, or null.
+     */
+    String lineProblem() {
+        lock.lock();
+        try {
+            // no collections: Lincheck's model checker runs this too, and restores what it can reach
+            int total = 0;
+            for (Lane l : lanes) {
+                int n = 0;
+                for (Ticket t = l.lineHead; t != null; t = t.next) {
+                    n++;
+                    if (!t.inLine || t.lane != l || t.state != State.PARKED || t.load == null) {
+                        return t + " in " + l.name + "'s line list: inLine " + t.inLine + ", lane " + t.lane.name;
+                    }
+                    Load load = t.load;
+                    int k = 0;
+                    boolean found = false;
+                    for (Ticket x = load.lineHead; x != null; x = x.lineNext) {
+                        k++;
+                        found |= x == t;
+                        if (x.load != load || !x.inLine) {
+                            return x + " in a session's line belongs to another";
+                        }
+                    }
+                    if (!found || k != load.lined) {
+                        return "a session's line holds " + k + ", counts " + load.lined + (found ? "" : ", not " + t);
+                    }
+                    if (maxPerSession > 0 && load.requests < maxPerSession) {
+                        return "a session's line of " + k + " waits while it has " + load.requests + " of "
+                                + maxPerSession + " in flight";
+                    }
+                }
+                if (n != l.lined) {
+                    return l.name + " counts " + l.lined + " line tickets, its list holds " + n;
+                }
+                for (Ticket t = l.head; t != null; t = t.next) {
+                    if (t.inLine) {
+                        return t + " in " + l.name + "'s queue is marked in a line";
+                    }
+                }
+                total += n;
+            }
+            if (total != lined) {
+                return lined + " line tickets counted, the classes hold " + total;
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** A consistent copy of every counter and the settings in force. */
     EngineSnapshot snapshot(EngineSnapshot.Sessions sessions) {
         long now = clock.nanoTime();
@@ -1413,7 +1705,7 @@ final class Scheduler {
                         l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
                         l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
                         settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress, l.streams,
-                        l.streamsFull));
+                        l.streamsFull, l.lined));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,

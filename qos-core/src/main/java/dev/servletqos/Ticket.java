@@ -30,7 +30,7 @@ public final class Ticket {
     public enum State {
         /** Holds a permit: the application runs or may run. */
         RUNNING,
-        /** Waits in its class queue for a permit. */
+        /** Waits in its class queue (or its session's line) for a permit. */
         PARKED,
         /** Ended: the application finished with it. */
         COMPLETED,
@@ -76,7 +76,7 @@ public final class Ticket {
     final long enteredNanos;
     /**
      * The request's route ({@link Routes}, below {@value Routes#MAX}): whose service times its own is compared
-     * with. A short and the level a byte, so that both share one four-byte slot and the ticket stays 80 bytes.
+     * with. A short and the level a byte, so that both share one four-byte slot and the ticket stays small.
      */
     final short route;
     /**
@@ -92,12 +92,25 @@ public final class Ticket {
     Ticket next;
     /**
      * While parked: the EDF deadline (arrival + the class's delay target then); once running: when the permit was
-     * granted (service time is measured from here). One field, since a ticket is never both: it keeps a ticket at
-     * 80 bytes with the session and address fields below.
+     * granted (service time is measured from here). One field, since a ticket is never both: it keeps the ticket
+     * small.
      */
     long timeNanos;
     /** Tickets to notify after the scheduler's lock is released; guarded by it until handed over. */
     Ticket readyNext;
+    /**
+     * While it waits in its session's line ({@link Scheduler.Load}): the next of the line; and whether it is there (it
+     * is then in no class queue: {@link #prev} and {@link #next} link its class's line tickets). Guarded by the
+     * scheduler's lock.
+     */
+    Ticket lineNext;
+    boolean inLine;
+    /**
+     * When it joined its class's queue, what its wait for a permit is measured from (the control loop's delay): its
+     * arrival, or when it left its session's line (a session's wait behind its own requests is not the class's delay).
+     * Guarded by the scheduler's lock.
+     */
+    long queuedNanos;
     /** While running or parked: its session's requests in flight, when counted; guarded by the scheduler's lock. */
     Scheduler.Load load;
     /** While parked: the client address it is counted under, when counted; guarded by the scheduler's lock. */

@@ -47,8 +47,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  *   <li>every request's content level is within its class's levels, 0 exactly for the new sessions refused for
  *       it, never for an admitted session;</li>
  *   <li>once the load stops and the running requests complete, executing = queued = 0;</li>
- *   <li>the per-session and per-address limits (set low, four client addresses) refused requests during the run,
- *       and leave nothing counted afterwards: each address may have its limit of requests waiting again.</li>
+ *   <li>the sessions' lines ({@code admission.max-per-session}, set low, few sessions) held requests during the run
+ *       and hold their counts ({@link Invariants#checkLines}); the per-address limit (four client addresses) refused
+ *       requests during the run, and leaves nothing counted afterwards: each address may have its limit of
+ *       requests waiting again.</li>
  * </ul>
  * A check that fails on another thread is collected and fails the test (a listener's failure would otherwise be
  * logged and swallowed by the engine). The samples hold a test-side write lock that keeps settings changes
@@ -71,7 +73,8 @@ class EngineStressTest {
     static final int THREADS = 6;
     private static final String[] CLASSES = {"premium", "silver", "basic"};
     private static final int MAX = 8;
-    private static final int COOKIE_SLOTS = 64;
+    /** Few, so that sessions often have more than max-per-session in flight: the rest wait in their lines. */
+    private static final int COOKIE_SLOTS = 16;
     /** The clients' addresses; few, so that admission.max-queued-per-address refuses some of their requests. */
     private static final String[] ADDRESSES = {"192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"};
     private static final int PER_ADDRESS = 6;
@@ -157,12 +160,14 @@ class EngineStressTest {
         final LongAdder samples = new LongAdder();
         final LongAdder changes = new LongAdder();
         final LongAdder refusedChanges = new LongAdder();
+        /** The requests the samples saw waiting in sessions' lines, summed. */
+        final LongAdder linedSeen = new LongAdder();
 
         Run(Scheduling scheduling) {
             boolean borrowing = scheduling == Scheduling.WEIGHTED || scheduling == Scheduling.SHARED_CAPACITY;
             QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(MAX).secret(Engines.SECRET)
                     .borrowing(borrowing).totalQueuedTrigger(40).higherQueuedTrigger(20)
-                    // small, so that both limits refuse requests while everything else goes on
+                    // small, so that sessions' lines fill and the address limit refuses while everything else goes on;
                     // the per-address shares at their default: basic's new sessions are anonymous (below)
                     .maxPerSession(3).maxQueuedPerAddress(PER_ADDRESS);
             // shared capacity: reserves given; the other policies: the highest class's default reserve, which the
@@ -244,20 +249,20 @@ class EngineStressTest {
                 enteredAll += c.entered();
             }
             System.out.printf("EngineStressTest %s: %d ms, %d requests (%d waited), %d settings changes (%d refused),"
-                    + " %d samples%n", policy.scheduling(), millis, enteredAll, parked.sum(), changes.sum(),
-                    refusedChanges.sum(), samples.sum());
+                    + " %d samples (%d requests seen in sessions' lines)%n", policy.scheduling(), millis, enteredAll,
+                    parked.sum(), changes.sum(), refusedChanges.sum(), samples.sum(), linedSeen.sum());
             // the run must have exercised what it claims to, or it proves nothing
             assertTrue(samples.sum() >= 10 && changes.sum() >= 10 && parked.sum() >= 100,
                     "too little happened: " + samples.sum() + " samples, " + changes.sum() + " changes, "
                             + parked.sum() + " waited");
-            long sessionLimited = 0;
             long addressLimited = 0;
             for (ClassStats c : s.classes()) {
-                sessionLimited += c.sessionLimited();
                 addressLimited += c.addressLimited();
             }
-            assertTrue(sessionLimited > 0 && addressLimited > 0,
-                    "the limits refused nothing: " + sessionLimited + " per session, " + addressLimited + " per address");
+            // issue 22: a session's requests beyond max-per-session wait in its line (refused only beyond the class's
+            // max-queue there), where issue 11 refused them
+            assertTrue(linedSeen.sum() > 0 && addressLimited > 0, "the limits did nothing: " + linedSeen.sum()
+                    + " requests seen in sessions' lines, " + addressLimited + " refused per address");
             everyAddressMayWaitAgain();
             for (State end : new State[] {State.COMPLETED, State.EXPIRED, State.CANCELLED}) {
                 long n = 0;
@@ -417,7 +422,10 @@ class EngineStressTest {
         private void sample() {
             settingsLock.writeLock().lock();
             try {
-                invariants.check(engine.snapshot(), "sample " + samples.sum());
+                EngineSnapshot s = engine.snapshot();
+                invariants.check(s, "sample " + samples.sum());
+                Invariants.checkLines(engine, "sample " + samples.sum());
+                s.classes().forEach(c -> linedSeen.add(c.lined()));
                 samples.increment();
             } catch (AssertionError e) {
                 fail(e.getMessage());
@@ -482,6 +490,7 @@ class EngineStressTest {
                 }
                 EngineSnapshot s = engine.snapshot();
                 invariants.check(s, "draining");
+                Invariants.checkLines(engine, "draining");
                 if (s.executing() == 0 && s.queued() == 0 && running.isEmpty()) {
                     return;
                 }

@@ -3,7 +3,6 @@ package dev.servletqos;
 import static dev.servletqos.Engines.cookieValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -154,8 +153,8 @@ class ExemptAndStreamsTest {
             page.complete();
         }
         for (int i = 0; i < 200; i++) {
-            // half of them of admitted sessions, half without a cookie (a client that never loaded a page: it meets
-            // session admission as any new session, and is given an admission cookie)
+            // half of them of admitted sessions, half without a cookie (a client that never loaded a page: it is
+            // stateless, admitted by request, given no admission cookie, and counted in the pool's anonymous half)
             TestRequest r = events("/events");
             if (i % 2 == 0) {
                 r.cookie("QOSSESSION", sessions.get(i / 2));
@@ -163,11 +162,12 @@ class ExemptAndStreamsTest {
             clock.advance(Duration.ofMillis(5)); // the stream's synchronous part, under its permit
             Ticket t = open(engine, r);
             assertEquals("basic", t.serviceClass());
-            assertEquals(i % 2 == 0, t.setCookieHeader() == null, "stream " + i + ": " + t.setCookieHeader());
+            assertNull(t.setCookieHeader(), "stream " + i + ": " + t.setCookieHeader());
             streams.add(t);
         }
         assertEquals(200, registry.get("qos.streams.open").gauge().value());
         assertEquals(0, engine.snapshot().executing(), "200 detached streams hold none of the four permits");
+        assertEquals(100, engine.snapshot().get("basic").sessionsAdmitted(), "the cookie-less streams made no session");
 
         // every other request still runs at once, on all four permits, and waits only for them
         for (int round = 0; round < 10; round++) {
@@ -353,7 +353,7 @@ class ExemptAndStreamsTest {
         assertEquals(State.RUNNING, candidate.state());
         assertTrue(candidate.streamCandidate());
         assertFalse(candidate.stream());
-        assertNotNull(candidate.setCookieHeader(), "a cookie-less candidate is a new session, admitted as any");
+        assertNull(candidate.setCookieHeader(), "a cookie-less candidate is stateless, admitted by request: no cookie");
         Ticket page = enter(engine, TestRequest.get("/page"));
         assertEquals(State.PARKED, page.state(), "the candidate's synchronous part holds the one permit");
         assertEquals(0, engine.snapshot().streams());

@@ -58,7 +58,9 @@ class InvariantFuzzTest {
         int max = 2 + random.nextInt(6);
         boolean borrowing = random.nextInt(3) > 0;
         QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(max).secret(Engines.SECRET)
-                .borrowing(borrowing).higherQueuedTrigger(random.nextInt(4)).totalQueuedTrigger(random.nextInt(8));
+                .borrowing(borrowing).higherQueuedTrigger(random.nextInt(4)).totalQueuedTrigger(random.nextInt(8))
+                // low, so that sessions often have more requests in flight: the rest wait in their sessions' lines
+                .maxPerSession(1 + random.nextInt(2));
         // a virtual server's guaranteed requests run on any free permit, their class's budget aside: with
         // borrowing, where the class budgets are not an invariant (architecture.md)
         boolean guarantees = borrowing && scheduling != Scheduling.FIXED_CAPACITY;
@@ -115,7 +117,7 @@ class InvariantFuzzTest {
                         r.header("Accept", "text/event-stream");
                     }
                     Ticket t = engine.enter(r, clock.nanoTime());
-                    model.entered(t);
+                    model.entered(t, session);
                     if (front20 < 3) {
                         // a candidate whose application goes asynchronous on its first pass, when it runs at once
                         model.detach(t);
@@ -161,6 +163,8 @@ class InvariantFuzzTest {
             assertEquals(c.entered(), c.completed() + c.declined() + c.rejected() + c.expired() + c.cancelled(),
                     c.toString());
         }
+        assertTrue(java.util.Arrays.stream(model.linedSeen).sum() > 0, "no request waited in a session's line: " + s
+                + " " + policy);
         if (guarantees) {
             EngineSnapshot.HostStats g = s.host("g");
             assertTrue(g.guaranteed() > 0 && g.guaranteed() < g.requests(), "the run had requests within the "
@@ -178,7 +182,11 @@ class InvariantFuzzTest {
         /** Parked tickets whose listener must be told when the engine (not the test) ends their wait. */
         final Set<Ticket> awaiting = Collections.newSetFromMap(new IdentityHashMap<>());
         final Map<String, List<String>> sessions = new HashMap<>();
+        /** The session each live ticket counts against (the admission cookie it presented or was given). */
+        final Map<Ticket, String> sessionOfTicket = new IdentityHashMap<>();
         final Invariants invariants;
+        /** Per class, the requests seen waiting in their sessions' lines, summed over the checks. */
+        final long[] linedSeen = new long[CLASSES.length];
 
         /** Candidates that detached (became open streams) so far. */
         long detached;
@@ -190,22 +198,32 @@ class InvariantFuzzTest {
             this.invariants = new Invariants(policy, engine.snapshot());
         }
 
+        /** One of the class's sessions, most often one of its first two: so that sessions have many in flight. */
         String sessionOf(String c, Random random) {
             List<String> s = sessions.get(c);
-            return s == null || s.isEmpty() ? null : s.get(random.nextInt(s.size()));
+            return s == null || s.isEmpty() ? null
+                    : s.get(random.nextInt(random.nextInt(4) > 0 ? Math.min(2, s.size()) : s.size()));
         }
 
-        void entered(Ticket t) {
+        void entered(Ticket t, String session) {
             entered[policy.classIndex(t.serviceClass())]++;
             if (t.setCookieHeader() != null && sessionsKnown() < 500) {
                 sessions.computeIfAbsent(t.serviceClass(), k -> new ArrayList<>())
                         .add(cookieValue(t.setCookieHeader()));
             }
             if (t.state() == State.REJECTED) {
-                assertEquals(503, t.rejection().status(), "refusals are 503 here");
+                // 429 only for a session whose line is full (the class's max-queue of its requests wait there)
+                assertEquals(t.rejection().reason() == Rejection.Reason.SESSION_LIMIT ? 429 : 503,
+                        t.rejection().status(), "refusals are 503 here: " + t.rejection());
                 return;
             }
             assertFalse(t.stream(), "no ticket is a stream before it detaches: " + t);
+            // a request within its virtual server's guarantee is not counted against its session
+            String of = t.guaranteed() ? null : session != null ? session
+                    : t.setCookieHeader() != null ? cookieValue(t.setCookieHeader()) : null;
+            if (of != null) {
+                sessionOfTicket.put(t, of);
+            }
             live.add(t);
             if (t.state() == State.PARKED) {
                 awaiting.add(t);
@@ -262,6 +280,8 @@ class InvariantFuzzTest {
             EngineSnapshot after = engine.snapshot();
             if (detached) {
                 this.detached++;
+                // an open stream no longer counts for its session's max-per-session: its line moves on (check)
+                sessionOfTicket.remove(t);
                 assertTrue(t.streamCandidate() && was == State.RUNNING && !wasStream, t.toString());
                 assertTrue(t.stream() && t.state() == State.RUNNING, t.toString());
                 assertEquals(before.streams() + 1, after.streams(), "one more stream open");
@@ -341,17 +361,35 @@ class InvariantFuzzTest {
             int[] running = new int[n];
             int[] parked = new int[n];
             int[] streams = new int[n];
+            int[] lined = new int[n];
             live.removeIf(t -> t.state() != State.RUNNING && t.state() != State.PARKED);
+            sessionOfTicket.keySet().removeIf(t -> t.state() != State.RUNNING && t.state() != State.PARKED);
             for (Ticket t : live) {
                 int k = policy.classIndex(t.serviceClass());
                 if (t.stream()) {
                     streams[k]++;
                 } else if (t.state() == State.RUNNING) {
                     running[k]++;
+                } else if (t.inLine) {
+                    lined[k]++;
                 } else {
                     parked[k]++;
                 }
             }
+            // a session has at most max-per-session requests executing or in their class's queue; the rest wait in
+            // its line, and only while it has that many
+            Map<String, int[]> perSession = new HashMap<>();
+            for (Map.Entry<Ticket, String> e : sessionOfTicket.entrySet()) {
+                int[] c = perSession.computeIfAbsent(e.getValue(), x -> new int[2]);
+                c[e.getKey().inLine ? 1 : 0]++;
+            }
+            int cap = policy.maxPerSession();
+            for (Map.Entry<String, int[]> e : perSession.entrySet()) {
+                int[] c = e.getValue();
+                assertTrue(c[0] <= cap && (c[1] == 0 || c[0] == cap), where + ": a session has " + c[0]
+                        + " in flight and " + c[1] + " in its line, max-per-session " + cap);
+            }
+            Invariants.checkLines(engine, where);
             // A request the engine granted or expired must hear of it, or its client waits for nothing.
             for (Ticket t : awaiting) {
                 if (t.state() != State.PARKED) {
@@ -365,6 +403,8 @@ class InvariantFuzzTest {
                 assertEquals(running[k], c.executing(), where + ": executing of " + c.name());
                 assertEquals(parked[k], c.queued(), where + ": queued of " + c.name());
                 assertEquals(streams[k], c.streams(), where + ": streams of " + c.name());
+                assertEquals(lined[k], c.lined(), where + ": lined of " + c.name());
+                linedSeen[k] += lined[k];
             }
             assertTrue(s.streams() <= policy.streamsMaxOpen(), where + ": " + s.streams() + " streams open");
         }

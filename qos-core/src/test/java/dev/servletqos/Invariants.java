@@ -33,6 +33,9 @@ import dev.servletqos.policy.QosPolicy;
  * borrowing: a class with waiting requests is at its budget, or the total is reached, or a reserve blocks it;
  * with borrowing: no permit is idle while requests wait, unless a reserve keeps it).
  *
+ * And in the scheduler ({@link #checkLines}): the sessions' lines hold their counts, and a session's requests wait in
+ * its line only while it has {@code admission.max-per-session} in flight.
+ *
  * <p>Thread-safe: the concurrent test reports settings from several threads.
  */
 public final class Invariants {
@@ -120,6 +123,7 @@ public final class Invariants {
                     + "content level of " + c.name() + " do not add up to the completed ones", s);
             require(c.level() >= 0 && c.level() <= c.levels(), where, "the content level of " + c.name()
                     + " is outside 0..levels", s);
+            require(c.lined() >= 0 && c.queued() >= 0, where, "a negative count of waiting requests of " + c.name(), s);
             require(c.borrowed() == Math.max(0, c.executing() - c.budget()), where,
                     "borrowed of " + c.name() + " is not max(0, executing - budget)", s);
             executing += c.executing();
@@ -151,6 +155,26 @@ public final class Invariants {
         keeping = 0;
         dropping = 0;
         droppedAtCheck = dropped(s);
+    }
+
+    /**
+     * The sessions' lines ({@code admission.max-per-session}), checked inside the scheduler under its lock: each class's
+     * line tickets and each session's line hold their counts, and a line waits only while its session has
+     * max-per-session requests in flight (executing or in their class's queue). Those in the lines are not in the
+     * classes' queues, so the checks of {@link #check} (nothing waits while it could start) hold with them.
+     *
+     * @throws AssertionError naming {@code where} and what is wrong
+     */
+    public static void checkLines(Scheduler scheduler, String where) {
+        String problem = scheduler.lineProblem();
+        if (problem != null) {
+            throw new AssertionError(where + ": " + problem);
+        }
+    }
+
+    /** {@link #checkLines(Scheduler, String)} of an engine. */
+    public static void checkLines(QosEngine engine, String where) {
+        checkLines(engine.scheduler(), where);
     }
 
     /** Permits held plus the reserves not yet used: at most max-executing after any grant. */

@@ -421,15 +421,16 @@ class PolicyReloadTest {
         clock.advance(Duration.ofMillis(1));
         Ticket third = engine.enter(TestRequest.get("/").cookie("QOSSESSION", session).from("10.0.0.2"),
                 clock.nanoTime());
-        assertEquals(Ticket.State.REJECTED, third.state());
-        assertEquals(Rejection.Reason.SESSION_LIMIT, third.rejection().reason());
+        // issue 22: it waited for a 429 (session-limit); now it waits in the session's line
+        assertEquals(Ticket.State.PARKED, third.state());
+        assertEquals(1, engine.snapshot().get("basic").lined(), "the session has two in flight: it waits in its line");
         clock.advance(Duration.ofMillis(1));
         // issue 22: an admitted session's request (a credential) is never counted by its address, and the queue is
         // not scarce: a new session from the same address waits
         Ticket sameAddress = engine.enter(TestRequest.get("/").from("10.0.0.1"), clock.nanoTime());
         assertEquals(Ticket.State.PARKED, sameAddress.state());
         assertTrue(sameAddress.cancel());
-        assertEquals(1, engine.snapshot().get("basic").sessionLimited());
+        assertEquals(0, engine.snapshot().get("basic").sessionLimited(), "the third waits in its line: no refusal");
         assertEquals(0, engine.snapshot().get("basic").addressLimited());
         invariants.check(engine.snapshot(), "after the refusals");
 
@@ -440,6 +441,9 @@ class PolicyReloadTest {
         Ticket waitsAgain = engine.enter(TestRequest.get("/").from("10.0.0.1"), clock.nanoTime());
         assertEquals(Ticket.State.PARKED, waitsAgain.state(), "10.0.0.1 has nothing waiting any more");
         parked.complete();
+        assertEquals(Ticket.State.RUNNING, third.state(), "the session's line moved on as its first ended");
+        invariants.check(engine.snapshot(), "the line moved on");
+        third.complete();
         waitsAgain.complete();
         clock.advance(Duration.ofMillis(1));
         Ticket later = engine.enter(TestRequest.get("/").cookie("QOSSESSION", session).from("10.0.0.1"),
@@ -453,7 +457,7 @@ class PolicyReloadTest {
         invariants.check(end, "at the end");
         assertEquals(0, end.executing() + end.queued());
         ClassStats basic = end.get("basic");
-        assertEquals(4, basic.completed(), "silver's two, the address's and the session's last");
+        assertEquals(5, basic.completed(), "silver's two, the session's third, the address's and the session's last");
         assertTrue(basic.completedAtLevel(2) >= 2, "silver's two at level 2 or 3 count at basic's 2: "
                 + java.util.Arrays.toString(basic.completedByLevel()));
         reconciles(engine);

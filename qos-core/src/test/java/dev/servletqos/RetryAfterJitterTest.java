@@ -115,10 +115,14 @@ class RetryAfterJitterTest {
     void theSessionAndAddressLimitsBucketsAndLevelZeroSendAJitteredRetryAfter() {
         String base = "classes = basic\nmax-executing = 1\nadmission.retry-after = 10s\n"
                 + "tier-cookie.secret = jitter-test-secret-0123456789\n";
-        QosEngine perSession = QosEngine.create(ClassEscalationTest.parse(base + "admission.max-per-session = 1\n"),
-                clock);
+        // issue 22: a session's requests beyond max-per-session wait in its line; beyond the class's max-queue there,
+        // they are refused (session-limit)
+        QosEngine perSession = QosEngine.create(ClassEscalationTest.parse(base + "admission.max-per-session = 1\n"
+                + "class.basic.max-queue = 1\n"), clock);
         Ticket running = perSession.enter(request("basic"), clock.nanoTime());
         String session = Engines.cookieValue(running.setCookieHeader());
+        assertEquals(State.PARKED, perSession.enter(TestRequest.get("/").cookie("QOSSESSION", session),
+                clock.nanoTime()).state(), "in the session's line");
         assertJittered("session limit", refusals(perSession,
                 () -> TestRequest.get("/").cookie("QOSSESSION", session), Rejection.Reason.SESSION_LIMIT));
         running.complete();

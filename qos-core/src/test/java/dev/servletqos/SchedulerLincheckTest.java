@@ -23,22 +23,30 @@ import org.junit.jupiter.api.Test;
  * Lincheck (issue 11): the scheduler's ticket operations from several threads at once, checked for linearizability
  * against a sequential model of the same scheduler, by Lincheck's model checker (which explores thread switches at
  * every shared-memory access and lock) and by its stress mode. Two classes, strict priority, max-executing 1, queues of
- * two, borrowing on. The operations, each by the thread that entered the ticket, on its oldest ticket that has not
- * ended:
+ * two, borrowing on, {@code admission.max-per-session} 1. The operations, each by the thread that entered the ticket,
+ * on its oldest ticket that has not ended:
  * <ul>
- *   <li>{@code enter}: a request of either class enters (RUNNING, PARKED or REJECTED); a parked one is awaited with a
- *       listener at once, as the adapters do. Every request is a stream candidate ({@code Accept:
- *       text/event-stream}, issue 22);</li>
+ *   <li>{@code enter}: a request of either class enters (RUNNING, PARKED or REJECTED), of the one session all threads
+ *       share (its requests beyond the first in flight wait in the session's line, which moves on as they end; issue
+ *       22) or of none; a parked one is awaited with a listener at once, as the adapters do. Every request is a stream
+ *       candidate ({@code Accept: text/event-stream}, issue 22);</li>
  *   <li>{@code detach}: its application went asynchronous (RUNNING stays RUNNING as an open stream, its permit to the
- *       next in line; anything else: no change);</li>
+ *       next in line, and its session no longer counts it: the session's line moves on; anything else: no
+ *       change);</li>
  *   <li>{@code complete}: the application's end (RUNNING to COMPLETED and the permit to the next in line, PARKED to
  *       CANCELLED; an open stream to COMPLETED, no permit given back);</li>
  *   <li>{@code cancel} and {@code expire}: the adapter's (the client left, the container's timeout);</li>
  *   <li>{@code sweep}: the engine's expiry sweep after the maximum wait has passed on the fake clock.</li>
  * </ul>
  * After each run, {@link #listenersToldOnce()} checks that every listener was told exactly once of what the engine
- * did to its ticket (granted, or expired by the sweep) and never of what the adapter did itself, and that the counters
- * reconcile.
+ * did to its ticket (granted, or expired by the sweep) and never of what the adapter did itself (a grant at most once
+ * when its thread completed the ticket before the listener heard of it: listeners are told after the scheduler's
+ * lock), and that the counters reconcile, and the session's line holds its counts ({@link Invariants#checkLines}).
+ *
+ * <p>Every request enters at the same time on the fake clock, and the sweep expires at a time past every maximum wait
+ * (the clock itself stays): a request read the clock before the scheduler's lock, so with a sweep advancing it between
+ * the two, the arrival order the scheduler puts a request leaving a session's line by would not be the order the
+ * operations took effect in.
  *
  * <p>Each test checks 50 random scenarios (three threads of three operations, two before and one after), the model
  * checker 100 interleavings of each, the stress mode 1000 runs of each: about 40 s for both on the project's machine.
@@ -56,6 +64,7 @@ public class SchedulerLincheckTest {
             class.basic.max-queue = 2
             class.premium.max-wait = 10s
             class.basic.max-wait = 10s
+            admission.max-per-session = 1
             """.getBytes(StandardCharsets.UTF_8)), "lincheck", Map.of());
     private static final Duration PAST_MAX_WAIT = Duration.ofSeconds(11);
     /** Lincheck's thread ids: the parallel threads and the init and post parts. */
@@ -65,6 +74,10 @@ public class SchedulerLincheckTest {
     // the scheduler alone: no request is classified here, so its policy generation needs no classifier
     private final Scheduler scheduler = new Scheduler(Regime.first(POLICY, null), QosEngine.initialSettings(POLICY),
             clock);
+    /** The one session every thread's session requests belong to (a cookie shared by several clients). */
+    private final Scheduler.Load session = new Scheduler.Load();
+    /** Every request's arrival, and the sweep's time: past every maximum wait. */
+    private final long arrival = clock.nanoTime();
     /** Each thread's tickets, oldest first; a list is touched by its own thread only. */
     private final List<List<Tracked>> tickets = new ArrayList<>();
 
@@ -82,6 +95,11 @@ public class SchedulerLincheckTest {
         final AtomicInteger expired = new AtomicInteger();
         /** The adapter ended it ({@code cancel()} or {@code expire()} returned true, or complete while parked). */
         volatile boolean endedByAdapter;
+        /**
+         * Completed by its thread after the engine granted it but before its listener was told: the scheduler tells
+         * the listener after its lock, and the completion may overtake that (the listener then hears nothing).
+         */
+        volatile boolean completedUntold;
 
         Tracked(Ticket ticket) {
             this.ticket = ticket;
@@ -114,9 +132,10 @@ public class SchedulerLincheckTest {
     }
 
     @Operation
-    public String enter(@Param(name = "tid") int tid, boolean premium) {
+    public String enter(@Param(name = "tid") int tid, boolean premium, boolean inSession) {
         int c = premium ? 0 : 1;
-        Ticket t = scheduler.enter(c, c, 0, clock.nanoTime(), 0, false, 1, null, null, Scheduler.STREAM, null, false);
+        Ticket t = scheduler.enter(c, c, 0, arrival, 0, false, 1, inSession ? session : null, null, Scheduler.STREAM,
+                null, false);
         Tracked tracked = new Tracked(t);
         tickets.get(tid).add(tracked);
         if (tracked.parked) {
@@ -135,9 +154,11 @@ public class SchedulerLincheckTest {
     public String complete(@Param(name = "tid") int tid) {
         for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
             boolean wasParked = t.ticket.state() == State.PARKED;
+            boolean untold = t.parked && t.granted.get() == 0;
             t.ticket.complete();
             State after = t.ticket.state();
             if (after == State.COMPLETED) {
+                t.completedUntold = untold;
                 return after.name();
             }
             if (after == State.CANCELLED) {
@@ -186,8 +207,7 @@ public class SchedulerLincheckTest {
 
     @Operation
     public void sweep() {
-        clock.advance(PAST_MAX_WAIT);
-        scheduler.expireOverdue(clock.nanoTime());
+        scheduler.expireOverdue(arrival + PAST_MAX_WAIT.toNanos());
     }
 
     @Validate
@@ -198,6 +218,8 @@ public class SchedulerLincheckTest {
                 int told = t.granted.get() + t.expired.get();
                 if (!t.parked || t.endedByAdapter) {
                     check(told == 0, "a listener told of what the adapter did itself", t);
+                } else if (t.completedUntold) {
+                    check(t.granted.get() <= 1 && t.expired.get() == 0, "a granted ticket's listener", t);
                 } else if (s == State.RUNNING || s == State.COMPLETED) {
                     check(t.granted.get() == 1 && t.expired.get() == 0, "a granted ticket's listener", t);
                 } else if (s == State.EXPIRED) {
@@ -210,6 +232,7 @@ public class SchedulerLincheckTest {
         for (ClassStats c : scheduler.snapshot(null).classes()) {
             check(c.reconciles(), "counters reconcile: " + c, null);
         }
+        Invariants.checkLines(scheduler, "after the run");
     }
 
     private static void check(boolean ok, String what, Tracked t) {
@@ -249,8 +272,12 @@ public class SchedulerLincheckTest {
      * The sequential model: what DESIGN.md says the scheduler does, with max-executing 1 and nothing else limiting
      * (budgets of 1, borrowing, no reserve, no admission step): a request runs while none runs (nobody waits
      * then), else waits if its class's queue has room, else is refused; a freed permit goes to the oldest waiting
-     * premium request, else the oldest waiting basic one; the sweep expires every waiting request. A running request
-     * that detaches frees its permit and holds none until it completes.
+     * premium request, else the oldest waiting basic one; the sweep expires every waiting request. A request of the
+     * session while the session has one in flight (running or in its class's queue) or a line waits in the
+     * session's line if that holds fewer than its class's queue bound, else is refused; when the session's request
+     * in flight ends, the line's first joins its class's queue (at the end: every request arrived at the same time)
+     * and may start. A running request that detaches frees its permit and holds none until it completes; it ends its
+     * count in the session then (the line moves on), not when it completes.
      */
     public static class Model {
         private static final int MAX = 1;
@@ -258,17 +285,23 @@ public class SchedulerLincheckTest {
 
         private static final class Req {
             final int cls;
+            final boolean inSession;
             State state;
-            /** Detached: an open stream, holding no permit. */
+            boolean inLine;
+            /** Detached: an open stream, holding no permit and not counted in the session. */
             boolean stream;
 
-            Req(int cls, State state) {
+            Req(int cls, boolean inSession, State state) {
                 this.cls = cls;
+                this.inSession = inSession;
                 this.state = state;
             }
         }
 
         private int running;
+        /** The session's requests running or in their class's queue (at most 1), and its line. */
+        private int counted;
+        private final ArrayDeque<Req> line = new ArrayDeque<>();
         private final List<ArrayDeque<Req>> queues = List.of(new ArrayDeque<>(), new ArrayDeque<>());
         private final List<List<Req>> tickets = new ArrayList<>();
 
@@ -302,22 +335,54 @@ public class SchedulerLincheckTest {
             if (r.state != State.PARKED) {
                 return false;
             }
-            queues.get(r.cls).remove(r);
             r.state = end;
+            if (r.inLine) {
+                line.remove(r);
+                r.inLine = false;
+            } else {
+                queues.get(r.cls).remove(r);
+                ended(r);
+                grant();
+            }
             return true;
         }
 
-        public String enter(int tid, boolean premium) {
+        /** A request that ran or waited in its class's queue ended: its session's line moves on. */
+        private void ended(Req r) {
+            if (!r.inSession) {
+                return;
+            }
+            counted--;
+            while (counted < 1 && !line.isEmpty()) {
+                Req next = line.poll();
+                next.inLine = false;
+                counted++;
+                queues.get(next.cls).add(next);
+            }
+        }
+
+        public String enter(int tid, boolean premium, boolean inSession) {
             int cls = premium ? 0 : 1;
             Req r;
-            if (running < MAX) {
+            if (inSession && (counted >= 1 || !line.isEmpty())) {
+                if (line.size() >= QUEUE) {
+                    r = new Req(cls, true, State.REJECTED);
+                } else {
+                    r = new Req(cls, true, State.PARKED);
+                    r.inLine = true;
+                    line.add(r);
+                }
+            } else if (running < MAX) {
                 running++;
-                r = new Req(cls, State.RUNNING);
+                r = new Req(cls, inSession, State.RUNNING);
             } else if (queues.get(cls).size() >= QUEUE) {
-                r = new Req(cls, State.REJECTED);
+                r = new Req(cls, inSession, State.REJECTED);
             } else {
-                r = new Req(cls, State.PARKED);
+                r = new Req(cls, inSession, State.PARKED);
                 queues.get(cls).add(r);
+            }
+            if (inSession && r.state != State.REJECTED && !r.inLine) {
+                counted++;
             }
             tickets.get(tid).add(r);
             return r.state.name();
@@ -332,6 +397,7 @@ public class SchedulerLincheckTest {
                 r.state = State.COMPLETED;
                 if (!r.stream) {
                     running--;
+                    ended(r);
                     grant();
                 }
             } else {
@@ -347,6 +413,7 @@ public class SchedulerLincheckTest {
             }
             r.stream = true;
             running--;
+            ended(r);
             grant();
             return true;
         }
@@ -362,9 +429,17 @@ public class SchedulerLincheckTest {
         }
 
         public void sweep() {
+            for (Req r : line) {
+                r.state = State.EXPIRED;
+                r.inLine = false;
+            }
+            line.clear();
             for (ArrayDeque<Req> q : queues) {
                 for (Req r : q) {
                     r.state = State.EXPIRED;
+                    if (r.inSession) {
+                        counted--;
+                    }
                 }
                 q.clear();
             }

@@ -148,8 +148,12 @@ class SessionLimitsTest {
         assertReconciles(engine);
     }
 
+    /**
+     * Issue 22 changed this: a session's ninth request in flight waited for a 429 (session-limit); it now waits in the
+     * session's own line, and moves on to the class's queue as one of the session's eight ends.
+     */
     @Test
-    void oneSessionHasAtMostEightRequestsExecutingAndWaiting() {
+    void oneSessionHasAtMostEightRequestsExecutingAndWaitingTheRestWaitInItsLine() {
         QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY), clock);
         Ticket first = enter(engine, TestRequest.get("/").from("203.0.113.1"));
         String session = cookieValue(first.setCookieHeader());
@@ -161,27 +165,29 @@ class SessionLimitsTest {
             assertEquals(State.PARKED, shared.get(i).state());
         }
         Ticket ninth = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session).from("198.51.100.99"));
-        assertEquals(State.REJECTED, ninth.state(), "the session has 8 in the engine");
-        assertEquals(Rejection.Reason.SESSION_LIMIT, ninth.rejection().reason());
-        assertEquals(429, ninth.rejection().status());
-        assertTrue(ninth.rejection().retryAfterSeconds() > 0);
-        assertNull(ninth.setCookieHeader(), "a refusal carries no admission cookie");
+        assertEquals(State.PARKED, ninth.state(), "the session has 8 in the engine: the ninth waits in its line");
+        assertNull(ninth.rejection());
+        assertEquals(7, engine.snapshot().get("basic").queued(), "not in the class's queue");
+        assertEquals(1, engine.snapshot().get("basic").lined());
 
         Ticket other = enter(engine, TestRequest.get("/").from("198.51.100.99"));
         assertEquals(State.PARKED, other.state(), "other sessions still wait");
 
         assertTrue(shared.get(0).cancel());
-        Ticket again = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
-        assertEquals(State.PARKED, again.state(), "a request that ended makes room");
         ClassStats basic = engine.snapshot().get("basic");
-        assertEquals(1, basic.sessionLimited());
-        assertEquals(1, basic.rejected());
-        assertEquals(1, ClassStatistics.of(basic).getSessionLimited(), "JMX shows it");
+        assertEquals(0, basic.lined(), "a request that ended makes room: the ninth moved on");
+        assertEquals(8, basic.queued());
+        assertEquals(0, basic.sessionLimited());
+        assertEquals(0, basic.rejected());
+        assertEquals(0, ClassStatistics.of(basic).getSessionLimited(), "JMX shows it");
         assertReconciles(engine);
 
         first.complete(); // the permit goes to the oldest waiting request
+        assertEquals(State.RUNNING, shared.get(1).state());
         clock.advance(Duration.ofSeconds(11)); // past max-wait: every other waiting request expires
         engine.expireOverdue(clock.nanoTime());
+        assertEquals(State.EXPIRED, ninth.state());
+        assertEquals(State.EXPIRED, other.state());
         shared.forEach(Ticket::complete);
         Ticket afterwards = enter(engine, TestRequest.get("/").cookie("QOSSESSION", session));
         assertEquals(State.RUNNING, afterwards.state());
@@ -189,12 +195,19 @@ class SessionLimitsTest {
             assertEquals(State.PARKED, enter(engine, TestRequest.get("/").cookie("QOSSESSION", session)).state(),
                     "expired and cancelled requests left the session's count");
         }
-        assertEquals(State.REJECTED, enter(engine, TestRequest.get("/").cookie("QOSSESSION", session)).state());
+        assertEquals(0, engine.snapshot().get("basic").lined());
+        assertEquals(State.PARKED, enter(engine, TestRequest.get("/").cookie("QOSSESSION", session)).state());
+        assertEquals(1, engine.snapshot().get("basic").lined());
         assertReconciles(engine);
     }
 
+    /**
+     * Issue 22 changed this: with permits free, an HTTP/2 page's 15 parallel requests all ran at once; now 8 run (a
+     * cookie shared by many clients gets no more of the server at once) and the other 7 wait in the session's line,
+     * refused none, and all complete.
+     */
     @Test
-    void aSessionIsNotLimitedWhilePermitsAreFree() {
+    void aSessionIsNotRefusedWhilePermitsAreFree() {
         QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY.replace("max-executing = 1",
                 "max-executing = 20")), clock);
         Ticket first = enter(engine, TestRequest.get("/"));
@@ -202,11 +215,17 @@ class SessionLimitsTest {
         List<Ticket> page = new ArrayList<>();
         for (int i = 0; i < 15; i++) {
             page.add(enter(engine, TestRequest.get("/img/" + i).cookie("QOSSESSION", session)));
-            assertEquals(State.RUNNING, page.get(i).state(), "an HTTP/2 page's parallel requests run");
+            assertEquals(i < 7 ? State.RUNNING : State.PARKED, page.get(i).state(),
+                    "an HTTP/2 page's parallel requests: 8 with the first run, the rest wait in the session's line");
         }
-        page.forEach(Ticket::complete);
         first.complete();
+        page.forEach(Ticket::complete); // each completion moves the next of the line on to a free permit
+        for (Ticket t : page) {
+            assertEquals(State.COMPLETED, t.state());
+        }
         assertEquals(0, engine.snapshot().get("basic").sessionLimited());
+        assertEquals(0, engine.snapshot().get("basic").rejected());
+        assertReconciles(engine);
     }
 
     /**

@@ -89,7 +89,7 @@ public final class MicrometerSampleSource implements SampleSource {
                     Math.round(service.totalTime(TimeUnit.NANOSECONDS)), (long) service.count(),
                     count("qos.response.bytes", t), 0, 1, count("qos.rejections", t.and("reason", "session-level")),
                     levels, gauge("qos.content.level", t), byLevel,
-                    count("qos.rejections", t.and("reason", "session-address"))));
+                    count("qos.rejections", t.and("reason", "session-address")), (int) gauge("qos.lined", t)));
         }
         int max = (int) registry.get("qos.max.executing").tags(tags).gauge().value();
         // meters do not carry service times by route

@@ -53,7 +53,8 @@ import java.util.function.ToDoubleFunction;
  *       per request, per byte, per refusal), {@code .smoothed} and {@code .network} (threshold mode's averages),
  *       gauges without class; {@code qos.control.utilization.class} and {@code .target} (gauges per class: its
  *       utilization by the model and its target); all NaN while {@code control.degradation = none}</li>
- *   <li>{@code qos.executing}, {@code qos.queued}, {@code qos.budget}, {@code qos.borrowed} (gauges)</li>
+ *   <li>{@code qos.executing}, {@code qos.queued}, {@code qos.lined}, {@code qos.budget}, {@code qos.borrowed}
+ *       (gauges)</li>
  *   <li>{@code qos.session.rate} (gauge per class: new sessions a second the class admits, 0 = no limit)</li>
  *   <li>{@code qos.content.level} (gauge per class: the live fractional content level m, 0..M),
  *       {@code qos.content.levels} (gauge per class: M) and {@code qos.content.served} (counter; {@code level} =
@@ -235,6 +236,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     .tags(tags).register(registry));
             gauge("qos.executing", "Requests holding a permit", tags, name, ClassStats::executing);
             gauge("qos.queued", "Requests waiting for a permit", tags, name, ClassStats::queued);
+            gauge("qos.lined", "Requests waiting in their sessions' lines (admission.max-per-session)", tags, name,
+                    ClassStats::lined);
             gauge("qos.budget", "Concurrency permits of the class", tags, name, ClassStats::budget);
             gauge("qos.borrowed", "Permits held beyond the budget", tags, name, ClassStats::borrowed);
             meters.add(Gauge.builder("qos.session.rate", this, m -> stat(m, name, ClassStats::sessionRate))

@@ -153,8 +153,9 @@ final class PolicyKeys {
                     "Paths whose static content is served from a lighter tree below full content.",
                     QosPolicy.Builder::contentPaths),
             global("admission.max-per-session", INTEGER, of(String.valueOf(QosPolicy.DEFAULT_MAX_PER_SESSION)),
-                    "0 (no limit)..1000000", "requests", "Requests one session may have executing and waiting when "
-                    + "one more would wait; beyond it, 429.", QosPolicy.Builder::maxPerSession),
+                    "0 (no limit)..1000000", "requests", "Requests one session may have executing or waiting in "
+                    + "their class's queue; the rest wait in the session's line (at most max-queue; beyond, 429).",
+                    QosPolicy.Builder::maxPerSession),
             global("admission.max-queued-per-address", INTEGER,
                     of(String.valueOf(QosPolicy.DEFAULT_MAX_QUEUED_PER_ADDRESS)), "0 (no limit)..1000000", "requests",
                     "The least share of a scarce queue one client address keeps; beyond its share, 429.",

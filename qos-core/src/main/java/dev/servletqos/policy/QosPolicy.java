@@ -172,8 +172,8 @@ public final class QosPolicy {
 
     /**
      * Default of {@code admission.max-per-session}: a browser opens at most six HTTP/1.1 connections to a host, so
-     * eight requests at once of one session that must wait are a client sharing its cookie, or one that does not
-     * wait for its answers.
+     * eight requests at once of one session are as many as a browser's, and a cookie shared by many clients gets
+     * no more of the server.
      */
     public static final int DEFAULT_MAX_PER_SESSION = 8;
     /**
@@ -427,8 +427,9 @@ public final class QosPolicy {
     }
 
     /**
-     * The most requests one admitted session may have executing and waiting at once when one more would have to
-     * wait ({@code admission.max-per-session}); 0 = no limit; default {@value #DEFAULT_MAX_PER_SESSION}.
+     * The most requests one admitted session may have executing or waiting in their class's queue at once; its
+     * others wait in the session's line ({@code admission.max-per-session}); 0 = no limit; default
+     * {@value #DEFAULT_MAX_PER_SESSION}.
      */
     public int maxPerSession() {
         return maxPerSession;
