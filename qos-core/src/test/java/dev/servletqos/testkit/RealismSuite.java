@@ -332,7 +332,7 @@ public abstract class RealismSuite {
                         long end = System.nanoTime() + (long) (seconds * 1e9);
                         for (int i = 0; System.nanoTime() < end; i++) {
                             visits.add(load.galleryVisit(1000 + i));
-                            // one a second: its login is 1.25 % of the back end, within the throughput bar's 5 %
+                            // one a second: its login is 1 % of the back end, within the throughput bar's 5 %
                             RealismLoad.pause(Duration.ofSeconds(1));
                         }
                     });

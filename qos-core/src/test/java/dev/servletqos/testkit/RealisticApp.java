@@ -53,7 +53,7 @@ import java.util.function.Supplier;
 public final class RealisticApp implements AutoCloseable {
 
     /** Back-end slots (a connection pool). */
-    public static final int BACKEND_SLOTS = 4;
+    public static final int BACKEND_SLOTS = 5;
     /** How long one back-end call holds its slot, in ms. */
     public static final int BACKEND_MILLIS = 50;
     /** Assets of the gallery page. */
