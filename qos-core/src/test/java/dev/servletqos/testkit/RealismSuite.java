@@ -359,8 +359,8 @@ public abstract class RealismSuite {
         if (tenX == null) {
             settle();
             EngineSnapshot before = snapshot();
-            tenX = load.sessions(10 * CAPACITY, 10 * SCALE, 101, i -> null);
-            rows.add(row("sessions", "10x", tenX, 10 * SCALE, refusals(before)));
+            tenX = load.sessions(10 * CAPACITY, 15 * SCALE, 101, i -> null);
+            rows.add(row("sessions", "10x", tenX, 15 * SCALE, refusals(before)));
         }
         return tenX;
     }
