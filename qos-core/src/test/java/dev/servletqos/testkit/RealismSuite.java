@@ -50,8 +50,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * measurement ({@code load-tests/realism.sh}); {@code realism.qos=off} starts the server without the adapter, for
  * comparison (the assertions then say what plain containers do).
  *
- * <p>Run time at scale 1: 131 to 133 s per container (2026-11-26, two cores shared with other builds), of which
- * about 100 s of load and the rest quiet periods between scenarios.
+ * <p>Run time at scale 1: 135 s per container (2026-11-26, two cores shared with other builds), of which about
+ * 105 s of load and the rest quiet periods between scenarios; 2.5 minutes with the build.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
