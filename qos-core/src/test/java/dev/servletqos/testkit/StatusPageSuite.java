@@ -61,7 +61,6 @@ public abstract class StatusPageSuite {
     protected static final String POLICY = """
             classes = ops, premium, basic
             default-class = basic
-            admission.max-new-sessions-per-address = 0
             scheduling = strict-priority
             borrowing = false
             max-executing = 8
