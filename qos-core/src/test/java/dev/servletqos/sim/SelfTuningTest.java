@@ -32,8 +32,6 @@ class SelfTuningTest {
             "rule.1.value = premium",
             "rule.1.class = premium",
             "rule.1.trusted = true",
-            "admission.max-queued-per-address = 0",
-            "admission.max-new-sessions-per-address = 0",
             "tier-cookie.secret = " + SimEngine.SECRET,
             "session-table.max-entries = 1000000");
 

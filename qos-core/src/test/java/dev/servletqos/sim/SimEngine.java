@@ -54,15 +54,14 @@ public final class SimEngine {
 
     /**
      * A policy builder for simulations: the given classes (highest priority first), each with a trusted header rule
-     * {@code X-Sim-Class: <name>} (the simulated proxy sets it), a fixed secret, a session table large enough for
-     * long runs, and no limit on requests waiting nor on new sessions per address (every simulated client comes from
-     * 127.0.0.1). Add
+     * {@code X-Sim-Class: <name>} (the simulated proxy sets it, so every request carries a credential and no per-address
+     * share ever applies to it), a fixed secret and a session table large enough for long runs. Add
      * or change anything else on the returned builder.
      */
     public static QosPolicy.Builder policy(QosPolicy.Scheduling scheduling, int maxExecuting,
                                            ClassPolicy... classes) {
         QosPolicy.Builder b = QosPolicy.builder().scheduling(scheduling).maxExecuting(maxExecuting).secret(SECRET)
-                .sessionTableMaxEntries(1_000_000).maxQueuedPerAddress(0).maxNewSessionsPerAddress(0);
+                .sessionTableMaxEntries(1_000_000);
         for (ClassPolicy c : classes) {
             b.addClass(c);
             b.addRule(Rule.header(c.name(), CLASS_HEADER, c.name()).asTrusted());
