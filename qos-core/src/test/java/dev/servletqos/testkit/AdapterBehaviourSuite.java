@@ -977,7 +977,7 @@ public abstract class AdapterBehaviourSuite {
         }
         List<CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            streams.add(send(request(TestApp.EVENTS + "?ms=5000").header("Accept", "text/event-stream")
+            streams.add(send(request(TestApp.EVENTS + "?ms=5000").setHeader("Accept", "text/event-stream")
                     .header("Cookie", sessions.get(i % sessions.size())).build()));
         }
         awaitState("50 streams open", Duration.ofSeconds(20), () -> server.snapshot().streams() == 50);
@@ -1019,7 +1019,7 @@ public abstract class AdapterBehaviourSuite {
         }
         awaitState("both permits busy", Duration.ofSeconds(10), () -> server.snapshot().executing() == 2);
         CompletableFuture<HttpResponse<String>> sneaky = send(request("/work?ms=300")
-                .header("Accept", "text/event-stream").build());
+                .setHeader("Accept", "text/event-stream").build());
         awaitState("the event-stream page waits", Duration.ofSeconds(10), () -> server.snapshot().queued() == 1);
         EngineSnapshot waiting = server.snapshot();
         assertEquals(2, waiting.executing(), "it did not run beside the two");
