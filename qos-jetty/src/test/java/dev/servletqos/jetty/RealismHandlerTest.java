@@ -21,7 +21,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * Issue 22's bars ({@link RealismSuite}) on Jetty with the {@link QosHandler} in front of an ee11 servlet context,
  * where the {@code servlet-qos} module puts it: Jetty's defaults (a 200-thread pool), HTTP/1.1 and h2c on one
  * connector, {@link ForwardedRequestCustomizer} on it. Run alone:
- * {@code ./mvnw -q -B -ntp -pl qos-jetty -am verify -Dtest=RealismHandlerTest -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.skip=true}.
+ * {@code ./mvnw -q -B -ntp -pl qos-jetty -am verify -Dtest=RealismHandlerTest -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.skip=true -Drealism=on}.
  */
 class RealismHandlerTest extends RealismSuite {
 

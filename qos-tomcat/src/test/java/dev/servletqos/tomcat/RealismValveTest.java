@@ -16,7 +16,7 @@ import org.apache.coyote.http2.Http2Protocol;
  * Issue 22's bars ({@link RealismSuite}) on embedded Tomcat with the {@link QosValve}: Tomcat's defaults (200
  * threads), HTTP/1.1 and h2c on one connector, {@link RemoteIpValve} first in the context's pipeline (it trusts
  * 127.0.0.1, its default), then the valve. Run alone:
- * {@code ./mvnw -q -B -ntp -pl qos-tomcat -am verify -Dtest=RealismValveTest -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.skip=true}.
+ * {@code ./mvnw -q -B -ntp -pl qos-tomcat -am verify -Dtest=RealismValveTest -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.skip=true -Drealism=on}.
  */
 class RealismValveTest extends RealismSuite {
 
