@@ -17,8 +17,8 @@ package dev.servletqos;
  * address's demand is above its share and its admissions have reached it. Its share is {@value #HEADROOM} of {@code f}
  * (the tokens the other addresses need build up again: at exactly {@code f} the class's bucket stays empty and they go
  * on being refused), and never less than the floor, the key's rate, capped at half of what the class admits. Before
- * anyone is refused, an address asking more than the water level (or as much as all others together) leaves in the
- * class's bucket the tokens of the others' demand ({@link #leavesToOthers}). So one
+ * anyone is refused, an address asking more than the water level leaves in the class's bucket the tokens of the
+ * demand of the addresses below it ({@link #leavesToOthers}). So one
  * address alone (a large NAT, or every client of a test on 127.0.0.1) gets everything its class admits, and a flood
  * from one address leaves the others their demand.
  *
@@ -180,12 +180,11 @@ final class AddressSessions {
     /**
      * Whether the address in {@code slot} (decayed to {@code now}, its request counted as asked), asking more than the
      * water level of a class that admits {@code capacity} new sessions a second (above 0: its session rate), or more
-     * than the other addresses together and half the bucket's depth, must leave the class's {@code tokens} (of a bucket {@code depth}
-     * deep) to the other addresses: while others ask, such an address takes a token only when the bucket keeps, after
-     * it, the last {@value #SECONDS} s of demand of the addresses below the water level, whose demand max-min
-     * fairness meets in full (at most {@value TokenBucket#SCARCE} of the depth; with no token left, the class's own
-     * rate refuses). The
-     * share alone ({@link #overShare}) let a flood take each token as it came while under its share, so the bucket
+     * than the other addresses together and half the bucket's depth, must leave the class's {@code tokens} (of a
+     * bucket {@code depth} deep) to the other addresses: while others ask, such an address takes a token only when
+     * the bucket keeps, after it, the last {@value #SECONDS} s of demand of the addresses below the water level,
+     * whose demand max-min fairness meets in full (at most {@value TokenBucket#SCARCE} of the depth; with no token
+     * left, the class's own rate refuses). The share alone ({@link #overShare}) let a flood take each token as it came while under its share, so the bucket
      * stayed empty and the others, arriving at random, were refused by the class before any unmet demand held the
      * flood; with the reserve they find their tokens, and the flood gets the rest. The second test holds a flood in
      * its first second too, while its demand, counted over a second, is still below the water level but it empties a
