@@ -16,7 +16,9 @@ package dev.servletqos;
  * held while it goes on, instead of taking the tokens back each time the others have been served for a while), the
  * address's demand is above its share and its admissions have reached it. Its share is {@value #HEADROOM} of {@code f}
  * (the tokens the other addresses need build up again: at exactly {@code f} the class's bucket stays empty and they go
- * on being refused), and never less than the floor, the key's rate, capped at half of what the class admits. So one
+ * on being refused), and never less than the floor, the key's rate, capped at half of what the class admits. Before
+ * anyone is refused, an address asking more than the water level leaves in the class's bucket the tokens of the
+ * demand of the addresses below it ({@link #leavesToOthers}). So one
  * address alone (a large NAT, or every client of a test on 127.0.0.1) gets everything its class admits, and a flood
  * from one address leaves the others their demand.
  *
@@ -70,6 +72,8 @@ final class AddressSessions {
     /** The water level last computed, for what capacity, and when. */
     private double level = Double.POSITIVE_INFINITY;
     private double levelCapacity = -1;
+    /** The demand of the addresses below the water level last computed (all of them while it is infinite). */
+    private double levelBelow;
     private long levelAt;
     private double floor;
     /** Addresses pushed out of the table while their demand was still above one session a second. */
@@ -174,6 +178,41 @@ final class AddressSessions {
     }
 
     /**
+     * Whether the address in {@code slot} (decayed to {@code now}, its request counted as asked), asking more than the
+     * water level of a class that admits {@code capacity} new sessions a second (above 0: its session rate), or more
+     * than the other addresses together and half the bucket's depth, must leave the class's {@code tokens} (of a
+     * bucket {@code depth} deep) to the other addresses: while others ask, such an address takes a token only when
+     * the bucket keeps, after it, the last {@value #SECONDS} s of demand of the addresses below the water level,
+     * whose demand max-min fairness meets in full (at most {@value TokenBucket#SCARCE} of the depth; with no token
+     * left, the class's own rate refuses). The share alone ({@link #overShare}) let a flood take each token as it came while under its share, so the bucket
+     * stayed empty and the others, arriving at random, were refused by the class before any unmet demand held the
+     * flood; with the reserve they find their tokens, and the flood gets the rest. The second test holds a flood in
+     * its first second too, while its demand, counted over a second, is still below the water level but it empties a
+     * deep bucket.
+     */
+    boolean leavesToOthers(int slot, double tokens, int depth, double capacity, long now) {
+        if (!(capacity > 0)) {
+            return false; // no session rate: no tokens to keep
+        }
+        decayTotals(now);
+        double others = demandTotal - demand[slot];
+        double f = level(capacity, now);
+        // nobody else asks, or this address asks no more than its fair share, the others together or half the bucket
+        if (others < UNMET || !(demand[slot] > f) && demand[slot] <= Math.max(others, TokenBucket.SCARCE * depth)) {
+            return false;
+        }
+        // the demand max-min fairness meets in full: that of the addresses below the water level (all, below none)
+        double keep = Double.isInfinite(f) ? others : Math.min(others, levelBelow);
+        double reserve = Math.min(Math.floor(TokenBucket.SCARCE * depth), keep * SECONDS);
+        // with no token left the class's own rate refuses (its unmet demand): only a token the others need is kept
+        if (tokens >= 1 && tokens - 1 < reserve) {
+            held[slot]++;
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * The water level of max-min fairness over the addresses' demands for {@code capacity} new sessions a second:
      * the {@code f} with {@code sum min(demand, f) = capacity}; infinite while the demands add up to less. Computed
      * again at most every {@value #LEVEL_NANOS} ns (it decays every slot to {@code now}), or when the capacity moved
@@ -220,6 +259,13 @@ final class AddressSessions {
             }
             f /= SECONDS;
         }
+        double below = 0;
+        for (int i = 0; i < SLOTS && n > 0; i++) {
+            if (addresses[i] != null && demand[i] > 0.01 && demand[i] < f * SECONDS) {
+                below += demand[i];
+            }
+        }
+        levelBelow = below / SECONDS;
         level = f;
         levelCapacity = capacity;
         levelAt = now;

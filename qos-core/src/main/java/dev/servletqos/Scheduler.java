@@ -852,9 +852,13 @@ final class Scheduler {
     private Lane admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address, int slot,
                              int kind) {
         boolean rationing = rationingLocked(sessionLane, now);
-        // asked before every step, so that one address's flood is held before it takes its class's session tokens;
-        // only while the class rations: a class with room admits everybody, whatever their address
-        if (rationing && slot >= 0 && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)) {
+        // asked before every step, so that one address's flood is held before it takes its class's session tokens:
+        // its share only while the class rations (a class with room admits everybody, whatever their address); and an
+        // address asking more than its fair share leaves in the bucket the tokens the others' demand needs (held only
+        // once they were refused, a flood at its share kept the bucket empty, and they went on being refused)
+        if (slot >= 0 && (rationing && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)
+                || addressSessions.leavesToOthers(slot, sessionLane.sessions.tokens(now), sessionLane.sessions.burst(),
+                sessionLane.sessions.rate(), now))) {
             sessionLane.sessionsRefusedAddress++;
             warnOfSharedAddressLocked(address, false);
             refuseLocked(t, lane, rejections.sessionAddress());

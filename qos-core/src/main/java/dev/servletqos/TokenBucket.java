@@ -11,12 +11,19 @@ final class TokenBucket {
     private double rate;
     private int burst;
     private double tokens;
+    /**
+     * The most tokens held since the depth was last raised (at most the depth; the depth itself once refilled):
+     * {@link #scarce} measures the tokens against it, so that a bucket refilling after its depth was raised is not
+     * taken for one being emptied.
+     */
+    private double high;
     private long last;
     private boolean started;
 
     TokenBucket(double perSecond, int burst) {
         configure(perSecond, burst, 0);
         this.tokens = burst;
+        this.high = burst;
         this.started = false;
     }
 
@@ -35,6 +42,9 @@ final class TokenBucket {
         this.ratePerNano = perSecond / 1e9;
         this.burst = newBurst;
         this.tokens = Math.min(tokens, newBurst);
+        // a deeper bucket holds what it held: scarce only once half of that is taken (the admission law raising the
+        // rate, and with it the depth, left the tokens below half the new depth: a class with room looked rationing)
+        this.high = Math.min(Math.max(high, tokens), newBurst);
     }
 
     /** Whether a token is there now (refilling first); does not take it. */
@@ -62,6 +72,7 @@ final class TokenBucket {
         long elapsed = now - last;
         if (elapsed > 0) {
             tokens = Math.min(burst, tokens + elapsed * ratePerNano);
+            high = Math.max(high, tokens);
             last = now;
         }
     }
@@ -79,13 +90,18 @@ final class TokenBucket {
     }
 
     /**
-     * Whether the tokens are scarce at {@code now}: fewer than {@value #SCARCE} of the depth left (never with no
-     * limit). The scheduler counts a class whose bucket is scarce as rationing its new sessions: the per-address
+     * Whether the tokens are scarce at {@code now}: fewer than {@value #SCARCE} of the depth left, and of the most
+     * held since the depth was last raised (never with no limit): a bucket refilling after a raise is not emptied by
+     * anyone. The scheduler counts a class whose bucket is scarce as rationing its new sessions: the per-address
      * shares bind then, before the bucket is empty, so that the tokens below that mark are left to the addresses
      * under their share.
      */
     boolean scarce(long now) {
-        return rate != 0 && tokens(now) < SCARCE * burst;
+        if (rate == 0) {
+            return false;
+        }
+        double t = tokens(now);
+        return t < SCARCE * Math.min(burst, Math.max(high, t));
     }
 
     /** The share of the depth below which the tokens are scarce ({@link #scarce}). */

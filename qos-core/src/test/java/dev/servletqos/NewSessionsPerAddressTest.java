@@ -147,6 +147,50 @@ class NewSessionsPerAddressTest {
     }
 
     /**
+     * The realism suite's flood, on the fake clock with the minimal policy and its control loop running: ten addresses
+     * start sessions at half the back end's capacity together (1.25 a second each, every fifth a returning premium
+     * user) while one address asks 500 cookie-less pages a second, for 10 s. The flood was held to its share only
+     * once the others were refused, and at its share it took each token as it came, so the bucket stayed empty: 10 of
+     * 125 of the others' sessions were refused by the class's session rate. Now the flood leaves the tokens of the
+     * others' demand in the bucket: they are all admitted, and the flood gets the rest.
+     */
+    @Test
+    void aFloodWithTheMinimalPolicyLeavesTheOtherAddressesTheirDemand() {
+        BackEndSim sim = new BackEndSim("""
+                classes = premium, basic
+                default-class = basic
+                class.premium.delay-target = 250ms
+                class.basic.delay-target = 1s
+                tier-cookie.secret = per-address-test-secret-0123456789
+                rule.1.type = tier-cookie
+                """);
+        sim.sessions("127.0.0.1", 80, Duration.ofSeconds(3));
+        sim.run(Duration.ofSeconds(5));
+        int asked = 0;
+        int admitted = 0;
+        int flood = 0;
+        int[] inFlight = new int[1];
+        for (int ms = 0; ms < 10_000; ms++) {
+            if (ms % 80 == 0) {
+                int n = ms / 80;
+                Ticket t = sim.session("198.51.100." + (1 + n % 10), n % 5 == 0);
+                asked++;
+                admitted += t.state() == State.REJECTED ? 0 : 1;
+            }
+            if (ms % 2 == 0 && inFlight[0] < 400) { // 500 a second, at most 400 in flight (the suite's client)
+                inFlight[0]++;
+                Ticket t = sim.send(TestRequest.get("/page/0").from(FLOOD), true, () -> inFlight[0]--);
+                flood += t.state() == State.REJECTED ? 0 : 1;
+            }
+            sim.step();
+        }
+        assertEquals(asked, admitted, "every session of the other addresses is admitted (flood admitted " + flood
+                + ")");
+        assertTrue(flood >= 100, "the flood gets the rest: " + flood);
+        assertTrue(sim.engine.snapshot().get("basic").sessionsRefusedAddress() > 0);
+    }
+
+    /**
      * With {@code control.admission = auto} and no session rate yet, the queue guard is what admits: four permits,
      * 100 ms a request, 40 new sessions a second. A flood of 200 a second and ten addresses asking 2 a second each:
      * once the queue is half way to the guard's limit the flood is held to its share of the admissions measured, and

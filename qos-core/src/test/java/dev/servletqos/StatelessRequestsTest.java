@@ -85,6 +85,37 @@ class StatelessRequestsTest {
         assertEquals(0, engine.snapshot().sessions().tableSize());
     }
 
+    /**
+     * The realism suite's idle API caller, on the fake clock with the control loop running: sessions at half the
+     * back end's capacity for 3 s (the admission law measures them and sets basic's session rate), 5 s quiet, then 100
+     * API calls a second for 5 s, each answered from a cache. The calls' short service time raised the law's rate,
+     * and with it the bucket's depth, about twentyfold in one period: the tokens held stayed below half the new
+     * depth, so basic looked as if it rationed and refused 47 of the calls (issue 22's bar: none).
+     */
+    @Test
+    void anIdleServerAnswersAnApiCallerAfterTheAdmissionLawHasMeasuredSessions() {
+        BackEndSim sim = new BackEndSim("""
+                classes = premium, basic
+                default-class = basic
+                class.premium.delay-target = 250ms
+                class.basic.delay-target = 1s
+                tier-cookie.secret = stateless-test-secret-0123456789
+                rule.1.type = tier-cookie
+                """);
+        sim.sessions("127.0.0.1", 80, Duration.ofSeconds(3)); // 12.5 a second
+        sim.run(Duration.ofSeconds(5));
+        assertTrue(sim.engine.snapshot().get("basic").sessionsAdmitted() >= 25, "the law had sessions to measure");
+        int refused = 0;
+        for (int i = 0; i < 500; i++) {
+            Ticket t = sim.send(TestRequest.api("/api/quote").from("127.0.0.1"), false, () -> { });
+            refused += t.state() == State.REJECTED ? 1 : 0;
+            assertNull(t.setCookieHeader());
+            sim.run(Duration.ofMillis(10));
+        }
+        assertEquals(0, refused, "API calls refused on an idle server");
+        assertEquals(0, sim.engine.snapshot().get("basic").rejected());
+    }
+
     @Test
     void underOverloadStatelessRequestsAreShedWhileAdmittedSessionsRun() {
         QosEngine engine = QosEngine.create(ClassEscalationTest.parse(POLICY + "class.basic.session-rate = 2\n"
