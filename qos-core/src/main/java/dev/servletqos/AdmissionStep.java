@@ -46,9 +46,10 @@ interface AdmissionStep {
 
     /**
      * With {@code control.admission = auto}: refuse a new session of a class while the requests queued in it and
-     * the classes above it would take longer than the class's delay target to start, at the engine's mean
-     * service time and the permits the class may use: those neither the classes above hold nor the other classes'
-     * reserves keep ({@code queued x service / those permits}).
+     * the classes above it would take longer than the class's delay target to start, each at its route's recent
+     * mean service time ({@link Scheduler#queuedWorkNanos}), on the permits the class may use: those neither the classes above hold nor the other classes'
+     * reserves keep ({@code queued x service / those permits}); and while the oldest request waiting in the class
+     * is overdue (served before any policy order: its admitted sessions are already late).
      * The admission law's rate acts per period; this guard acts at once, so that a crowd that arrives within a
      * period, or before the law has measured anything, is held too. Retry-After: the time that queue needs to
      * fall back to the target.
@@ -58,16 +59,20 @@ interface AdmissionStep {
         if (!(service > 0)) {
             return null;
         }
-        double ahead = s.queuedAbove(lane.index) + lane.queued;
         double permits = Math.max(1, s.maxExecuting() - s.executingAbove(lane.index) - s.reservedFor(lane));
-        double predicted = ahead * service / permits;
-        if (predicted <= lane.delayTargetNanos) {
+        double predicted = s.queuedWorkNanos(lane.index) / permits;
+        // a class whose oldest waiting request is overdue (served before any policy order, as its admitted
+        // sessions are already late) has no room for a new session, whatever the permits free this instant: the
+        // permits its overdue requests take look free to the prediction, and admitting on them fed the backlog
+        long late = lane.head == null ? Long.MIN_VALUE
+                : now - lane.head.enteredNanos - Scheduler.overdueAfterNanos(lane);
+        if (predicted <= lane.delayTargetNanos && late < 0) {
             return null;
         }
         if (count) {
             lane.sessionsRefusedQueued++;
         }
-        return s.rejections().sessionQueued((predicted - lane.delayTargetNanos) / 1e9);
+        return s.rejections().sessionQueued(Math.max(predicted - lane.delayTargetNanos, 0) / 1e9);
     }
 
     /**
@@ -86,9 +91,8 @@ interface AdmissionStep {
         if (!(service > 0)) {
             return false;
         }
-        double ahead = s.queuedAbove(lane.index) + lane.queued;
         double permits = Math.max(1, s.maxExecuting() - s.executingAbove(lane.index) - s.reservedFor(lane));
-        return 2 * ahead * service / permits >= lane.delayTargetNanos;
+        return 2 * s.queuedWorkNanos(lane.index) / permits >= lane.delayTargetNanos;
     }
 
     /**

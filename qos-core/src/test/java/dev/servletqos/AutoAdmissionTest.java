@@ -144,6 +144,48 @@ class AutoAdmissionTest {
     }
 
     @Test
+    void withTheDefaultMaxWaitARequestIsOverdueAtThreeTimesItsDelayTargetBeforeABrowserGivesUp() {
+        // basic: delay target 1 s, max-wait at its default (10 s), whose half is a browser's 5 s timeout
+        for (long waitedMillis : new long[] {2900, 3100}) {
+            QosPolicy p = policy(Scheduling.STRICT_PRIORITY, 1,
+                    ClassPolicy.named("premium").withDelayTarget(Duration.ofMillis(250)),
+                    ClassPolicy.named("basic").withDelayTarget(Duration.ofSeconds(1)))
+                    .control(ControlPolicy.DEFAULTS.withAdmission(ControlPolicy.Admission.AUTO)).build();
+            QosEngine e = QosEngine.create(p, clock);
+            Ticket running = e.enter(request("premium"), clock.nanoTime());
+            Ticket basic = e.enter(request("basic"), clock.nanoTime());
+            clock.advance(Duration.ofMillis(waitedMillis));
+            Ticket premium = e.enter(request("premium"), clock.nanoTime());
+            running.complete();
+            boolean aged = waitedMillis >= 3000;
+            assertEquals(aged ? State.RUNNING : State.PARKED, basic.state(), "basic waited " + waitedMillis + " ms");
+            assertEquals(aged ? State.PARKED : State.RUNNING, premium.state(), "premium, " + waitedMillis + " ms");
+        }
+    }
+
+    @Test
+    void aNewSessionOfAClassWhoseOldestRequestIsOverdueIsRefusedThoughThePredictionHasRoom() {
+        for (long waitedMillis : new long[] {1900, 2100}) {
+            QosEngine e = engine(2, ControlPolicy.Admission.AUTO, ClassPolicy.named("premium").withReserve(0));
+            serveOne(e, "basic"); // 100 ms a request
+            e.enter(request("premium"), clock.nanoTime());
+            e.enter(request("premium"), clock.nanoTime());
+            Ticket waiting = e.enter(request("basic"), clock.nanoTime());
+            assertEquals(State.PARKED, waiting.state());
+            clock.advance(Duration.ofMillis(waitedMillis));
+            // one request queued at 100 ms on one permit: 0.1 s to start, well within basic's 1 s target; but the
+            // one there waited past min(max-wait 4 s / 2, 3 x 1 s)
+            Ticket next = e.enter(request("basic"), clock.nanoTime());
+            if (waitedMillis >= 2000) {
+                assertEquals(State.REJECTED, next.state(), "a new basic session, its class's head overdue");
+                assertEquals(Rejection.Reason.SESSION_QUEUED, next.rejection().reason());
+            } else {
+                assertEquals(State.PARKED, next.state(), "a new basic session, its class's head not overdue");
+            }
+        }
+    }
+
+    @Test
     void anAdmittedSessionsRequestThatWaitedHalfItsMaxWaitIsServedBeforeTheClassesAbove() {
         for (ControlPolicy.Admission mode : ControlPolicy.Admission.values()) {
             for (long waitedMillis : new long[] {1900, 2100}) {

@@ -549,6 +549,16 @@ public abstract class RealismSuite {
                 b.append(b.length() == 0 ? "" : ", ").append(names[i]).append(' ').append(d[i]);
             }
         }
+        // which class each admission step refused: premium's refusals at 4x come from its rate and its guard
+        for (ClassStats a : after.classes()) {
+            ClassStats x = before.get(a.name());
+            long rate = a.sessionsRefusedRate() - x.sessionsRefusedRate();
+            long queued = a.sessionsRefusedQueued() - x.sessionsRefusedQueued();
+            if (rate != 0 || queued != 0) {
+                b.append(" (").append(a.name()).append(": rate ").append(rate).append(", queued ").append(queued)
+                        .append(')');
+            }
+        }
         return b.length() == 0 ? "; engine refused nothing" : "; engine refused: " + b;
     }
 
