@@ -155,6 +155,9 @@ class RetryAfterJitterTest {
         newSessions.enter(TestRequest.get("/").from("192.0.2.3"), clock.nanoTime()).complete();
         assertEquals(Rejection.Reason.SESSION_RATE, newSessions.enter(TestRequest.get("/").from("192.0.2.4"),
                 clock.nanoTime()).rejection().reason());
+        // the water level is computed again at most every AddressSessions.LEVEL_NANOS: the one of the first admission,
+        // when 192.0.2.3 alone asked, holds until then
+        clock.advance(Duration.ofNanos(AddressSessions.LEVEL_NANOS));
         assertJittered("new sessions per address", refusals(newSessions, () -> TestRequest.get("/").from("192.0.2.3"),
                 Rejection.Reason.SESSION_ADDRESS));
 
