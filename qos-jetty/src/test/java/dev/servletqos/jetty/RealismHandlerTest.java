@@ -16,6 +16,7 @@ import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Issue 22's bars ({@link RealismSuite}) on Jetty with the {@link QosHandler} in front of an ee11 servlet context,
@@ -23,6 +24,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * connector, {@link ForwardedRequestCustomizer} on it. Run alone:
  * {@code ./mvnw -q -B -ntp -pl qos-jetty -am verify -Dtest=RealismHandlerTest -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.skip=true -Drealism=on}.
  */
+@EnabledIfSystemProperty(named = "realism", matches = "on|true")
 class RealismHandlerTest extends RealismSuite {
 
     @Override
