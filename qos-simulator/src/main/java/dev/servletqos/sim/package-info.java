@@ -2,6 +2,9 @@
  * A deterministic discrete-event simulation of a server, with the real engine in front of it: the papers'
  * experiments replayed in milliseconds (habit 10 of the house style), for the controllers and the docs.
  *
+ * <p>Test support, not part of the library: the {@code qos-simulator} module, which a module's tests or
+ * benchmarks use with {@code <scope>test</scope>}. Its own tests are the ones that drive it.
+ *
  * <h2>Describe a workload</h2>
  * A {@link dev.servletqos.sim.Workload} holds one {@link dev.servletqos.sim.ClassLoad} per class and a
  * {@link dev.servletqos.sim.ServerModel}:
