@@ -1,11 +1,20 @@
 package dev.servletqos.sample.demo;
 
+import static dev.servletqos.sample.demo.ReportCharts.chart;
+import static dev.servletqos.sample.demo.ReportTables.backendPhases;
+import static dev.servletqos.sample.demo.ReportTables.degradationRatios;
+import static dev.servletqos.sample.demo.ReportTables.headline;
+import static dev.servletqos.sample.demo.ReportTables.phaseTable;
+
 import dev.servletqos.ClassStats;
 import dev.servletqos.Settings;
 import dev.servletqos.control.ClassSample;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.sample.demo.Recorder.Counter;
+import dev.servletqos.sample.demo.ReportCharts.Band;
+import dev.servletqos.sample.demo.ReportCharts.Guide;
+import dev.servletqos.sample.demo.ReportCharts.Series;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -13,14 +22,15 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.IntToDoubleFunction;
 
 /**
  * Writes {@code report.html}: one self-contained page (inline SVG, no script, nothing fetched) with the
  * headline and the per-phase tables of every run; the charts of delay and completed sessions over time show the
- * first QoS-on run (solid) against QoS off (dashed), and leave a compared policy's run to the tables.
+ * first QoS-on run (solid) against QoS off (dashed), and leave a compared policy's run to the tables. This class
+ * writes the page, its text and what each chart shows; {@link ReportTables} writes the tables and
+ * {@link ReportCharts} draws the charts.
  */
 final class Report {
 
@@ -31,33 +41,8 @@ final class Report {
     private static final String TARGET = "#b3261e";
     /** Line colours of the engine's classes, highest priority first (premium, basic, then others). */
     private static final List<String> CLASS_COLORS = List.of(PREMIUM, BASIC, "#2f8f46", "#7a3cc8", "#8c564b");
-    private static final int BAND_HEIGHT = 18;
 
     private Report() {
-    }
-
-    /**
-     * A line of a chart: values per second (NaN = no value), solid or with an SVG dash pattern, {@code width}
-     * pixels wide (lines that may lie on top of each other, like budgets, get decreasing widths).
-     */
-    record Series(String name, String color, double[] values, String dash, double width) {
-
-        Series(String name, String color, double[] values, String dash) {
-            this(name, color, values, dash, 1.8);
-        }
-
-        /** Dashed (QoS off) or solid. */
-        Series(String name, String color, double[] values, boolean dashed) {
-            this(name, color, values, dashed ? "6 4" : null);
-        }
-    }
-
-    /** A strip under a chart: one value per second (null = none), drawn as labelled segments. */
-    record Band(String name, String[] values) {
-    }
-
-    /** A horizontal reference line (a target, the capacity). */
-    record Guide(String name, String color, double value) {
     }
 
     static String html(Demo.Settings settings, double capacity, List<RunResult> runs, double seconds) {
@@ -265,32 +250,6 @@ final class Report {
         return b.toString();
     }
 
-    /**
-     * Completed sessions per second with degradation (run "on") over without (run {@link Demo#NO_DEGRADATION}),
-     * per phase, with premium's completed share in both; nothing without the two runs.
-     */
-    private static void degradationRatios(StringBuilder b, Profile profile, List<RunResult> runs) {
-        RunResult with = runs.stream().filter(r -> r.label().equals("on")).findFirst().orElse(null);
-        RunResult without = runs.stream().filter(r -> r.label().equals(Demo.NO_DEGRADATION)).findFirst().orElse(null);
-        if (with == null || without == null) {
-            return;
-        }
-        b.append("<h3>With degradation against without (same policy, same arrivals)</h3>\n<table><tr><th>phase</th>"
-                + "<th>all sessions/s with</th><th>without</th><th>with / without</th><th>premium completed with</th>"
-                + "<th>without</th><th>degraded responses with</th></tr>\n");
-        for (int i = 0; i < profile.phases().size(); i++) {
-            RunResult.PhaseStats w = with.phases().get(i);
-            RunResult.PhaseStats wo = without.phases().get(i);
-            b.append("<tr><td>").append(esc(profile.phases().get(i).name())).append("</td>")
-                    .append(td(w.total().completedPerSecond(), 1)).append(td(wo.total().completedPerSecond(), 1))
-                    .append("<td><b>").append(String.format(Locale.ROOT, "%.2f", Demo.degradationRatio(runs, i)))
-                    .append("</b></td><td>").append(pct(w.types().get(0).completedPercent())).append("</td><td>")
-                    .append(pct(wo.types().get(0).completedPercent())).append("</td>")
-                    .append(td(w.total().degraded())).append("</tr>\n");
-        }
-        b.append("</table>\n");
-    }
-
     /** The engine's stats of user type {@code type}'s class at the end of second {@code s}, or null. */
     private static ClassStats stats(RunResult r, int s, int type) {
         Recorder.ServerSample x = r.recorder().sample(s);
@@ -341,67 +300,6 @@ final class Report {
         }
         return m + " The controller set them from " + (firstController + 1) + " s on (" + controller
                 + " of the sampled seconds).";
-    }
-
-    /**
-     * Per-phase figures of the phases where the back end was slower (or faster): the capacity at that speed,
-     * what completed against it, the premium share that completed, and (QoS on) each class's queue delay and
-     * budgets over the phase. Nothing when no phase changed the back end.
-     */
-    private static void backendPhases(StringBuilder b, Profile profile, double capacity, List<RunResult> runs) {
-        if (profile.phases().stream().noneMatch(Profile.Phase::backendChanged)) {
-            return;
-        }
-        b.append("<h2>Phases with the back end slowed down</h2>\n<p><small>The capacity at the phase's back-end speed"
-                + " is the nominal one scaled by a session's worker time at normal speed over its worker time at that"
-                + " speed (only the back-end waits are multiplied). Queue delay: the time granted requests waited"
-                + " for a permit in the engine, over the phase, from the engine's wait histogram.</small></p>\n");
-        b.append("<table><tr><th>phase</th><th>load</th><th>back end</th><th>capacity at that speed, sessions/s</th>"
-                + "<th>QoS</th><th>all sessions/s</th><th>% of capacity at that speed</th>"
-                + "<th>% of nominal capacity</th>"
-                + "<th>premium completed</th><th>basic completed</th></tr>\n");
-        StringBuilder perClass = new StringBuilder();
-        for (int i = 0; i < profile.phases().size(); i++) {
-            Profile.Phase p = profile.phases().get(i);
-            if (!p.backendChanged()) {
-                continue;
-            }
-            for (RunResult r : runs) {
-                RunResult.PhaseStats ps = r.phases().get(i);
-                b.append("<tr><td>").append(esc(p.name())).append("</td>")
-                        .append(String.format(Locale.ROOT, "<td>%.1fx</td><td>x%s</td>", p.multiple(),
-                                Profile.number(p.backendFactor())))
-                        .append(td(ps.capacity(), 1)).append("<td>").append(esc(r.label())).append("</td>")
-                        .append(td(ps.total().completedPerSecond(), 1))
-                        .append(td(100 * ps.total().completedPerSecond() / ps.capacity(), 0))
-                        .append(td(100 * ps.total().completedPerSecond() / capacity, 0))
-                        .append("<td>").append(pct(ps.types().get(0).completedPercent())).append("</td>")
-                        .append("<td>").append(pct(ps.types().get(1).completedPercent())).append("</td></tr>\n");
-                for (int t = 0; t < Recorder.TYPES.size(); t++) {
-                    String name = Recorder.TYPES.get(t);
-                    RunResult.EngineStats e = ps.engine().stream().filter(x -> x.name().equals(name)).findFirst()
-                            .orElse(null);
-                    perClass.append("<tr><td>").append(esc(p.name())).append("</td><td>").append(esc(r.label()))
-                            .append("</td><td>").append(esc(name)).append("</td>")
-                            .append("<td>").append(ms(ps.types().get(t).p95DelayMillis())).append("</td>")
-                            .append(e == null ? "<td>-</td><td>-</td><td>-</td><td>-</td><td class=\"l\">-</td>"
-                                    : "<td>" + ms(e.meanQueueDelayMillis()) + " / " + ms(e.p95QueueDelayMillis())
-                                    + "</td>" + td(e.delayTargetMillis()) + "<td>"
-                                    + range(e.budgetMin(), e.budgetMax()) + "</td><td class=\"l\">"
-                                    + esc(ps.settingsSources()) + "</td><td class=\"l\">" + esc(ps.controlModes())
-                                    + "</td>")
-                            .append("</tr>\n");
-                }
-            }
-        }
-        b.append("</table>\n<table><tr><th>phase</th><th>QoS</th><th>class</th><th>p95 delay ms (client)</th>"
-                + "<th>queue delay mean / p95 ms (engine)</th><th>target ms</th><th>budget</th><th>settings set by</th>"
-                + "<th>control mode</th></tr>\n").append(perClass).append("</table>\n");
-    }
-
-    /** "16", or "8..16" when the value moved. */
-    private static String range(int min, int max) {
-        return min == max ? Integer.toString(min) : min + ".." + max;
     }
 
     /**
@@ -510,35 +408,6 @@ final class Report {
         return v;
     }
 
-    private static void headline(StringBuilder b, Profile profile, double capacity, List<RunResult> runs) {
-        b.append("<table><tr><th>phase</th><th>offered sessions/s</th>");
-        for (int t = 0; t <= Recorder.TYPES.size(); t++) {
-            for (RunResult r : runs) {
-                b.append("<th>").append(t < Recorder.TYPES.size() ? Recorder.TYPES.get(t) : "all").append(' ')
-                        .append(esc(r.label())).append("</th>");
-            }
-        }
-        for (RunResult r : runs) {
-            b.append("<th>all ").append(esc(r.label())).append(", % of capacity</th>");
-        }
-        b.append("</tr>\n");
-        for (int i = 0; i < profile.phases().size(); i++) {
-            Profile.Phase p = profile.phases().get(i);
-            b.append("<tr><td>").append(esc(p.name())).append("</td>").append(td(p.multiple() * capacity, 1));
-            for (int t = 0; t <= Recorder.TYPES.size(); t++) {
-                for (RunResult r : runs) {
-                    b.append(cell(r.phases(), i, t));
-                }
-            }
-            for (RunResult r : runs) {
-                b.append(td(100 * r.phases().get(i).total().completedPerSecond() / capacity, 0));
-            }
-            b.append("</tr>\n");
-        }
-        b.append("</table>\n<p><small>Each cell: completed sessions per second (the share of the offered sessions of"
-                + " that class that completed).</small></p>\n");
-    }
-
     /** The runs' names: "on against off", "on against tuned against off". */
     private static String labels(List<RunResult> runs) {
         List<String> l = new ArrayList<>();
@@ -546,255 +415,6 @@ final class Report {
             l.add(r.label());
         }
         return String.join(" against ", l);
-    }
-
-    private static String cell(List<RunResult.PhaseStats> phases, int i, int t) {
-        RunResult.TypeStats s = phases.get(i).type(t);
-        return String.format(Locale.ROOT, "<td>%.1f <small>(%s)</small></td>", s.completedPerSecond(),
-                pct(s.completedPercent()));
-    }
-
-    private static void phaseTable(StringBuilder b, RunResult r) {
-        b.append("<table><tr><th>phase / class</th><th>offered</th><th>admitted</th><th>refused at the door</th>"
-                + "<th>completed</th><th>completed/s</th><th>% of offered</th><th>% of admitted</th>"
-                + "<th>503 midway</th><th>timed out</th><th>errors</th><th>unfinished at the end</th>"
-                + "<th>not started (generator limit)</th>"
-                + "<th>p50 / p95 delay ms</th><th>target ms</th><th>degraded</th></tr>\n");
-        for (RunResult.PhaseStats p : r.phases()) {
-            for (int t = 0; t <= Recorder.TYPES.size(); t++) {
-                RunResult.TypeStats s = p.type(t);
-                String name = t < Recorder.TYPES.size() ? Recorder.TYPES.get(t) : "all";
-                long target = t < Recorder.TYPES.size() ? Demo.delayTargetMillis(r.policy(), name) : 0;
-                b.append("<tr><td>").append(esc(p.phase().name())).append(" / ").append(name).append("</td>")
-                        .append(td(s.offered())).append(td(s.admitted())).append(td(s.refused()))
-                        .append(td(s.completed())).append(td(s.completedPerSecond(), 1))
-                        .append("<td>").append(pct(s.completedPercent())).append("</td>")
-                        .append("<td>").append(pct(s.completedOfAdmittedPercent())).append("</td>")
-                        .append(td(s.rejectedMidway())).append(td(s.timedOut())).append(td(s.errors()))
-                        .append(td(s.unfinished())).append(td(s.capped()))
-                        .append(String.format(Locale.ROOT, "<td>%s / %s</td>", ms(s.p50DelayMillis()),
-                                ms(s.p95DelayMillis())))
-                        .append(t < Recorder.TYPES.size() ? td(target) : "<td></td>")
-                        .append(td(s.degraded())).append("</tr>\n");
-            }
-            StringBuilder more = new StringBuilder();
-            if (p.phase().backendChanged()) {
-                more.append(String.format(Locale.ROOT, "; the back end x%s: capacity at that speed %.1f sessions/s",
-                        Profile.number(p.phase().backendFactor()), p.capacity()));
-            }
-            for (RunResult.EngineStats e : p.engine()) {
-                more.append(more.indexOf("queue delay") < 0 ? "<br>engine: " : "; ").append(esc(e.describe()));
-            }
-            if (!p.engine().isEmpty()) {
-                more.append("; ").append(esc(p.describeControl()));
-            }
-            b.append(String.format(Locale.ROOT, "<tr><td colspan=\"16\"><small>%s: the application served %.0f"
-                            + " requests/s, of which %.0f/s belonged to sessions that completed (useful work)%s</small>"
-                            + "</td></tr>\n", esc(p.phase().name()), p.pagesServedPerSecond(),
-                    p.usefulRequestsPerSecond(), more));
-        }
-        b.append("</table>\n");
-    }
-
-    private static String chart(String yLabel, int n, List<Series> series, List<Guide> guides, boolean logY,
-                                Profile profile) {
-        return chart(yLabel, n, series, guides, logY, profile, Double.NaN, List.of());
-    }
-
-    private static String chart(String yLabel, int n, List<Series> series, List<Guide> guides, boolean logY,
-                                Profile profile, double fixedMax) {
-        return chart(yLabel, n, series, guides, logY, profile, fixedMax, List.of());
-    }
-
-    /**
-     * A line chart over seconds, as inline SVG; phases are shaded (an overload in red, a changed back end in
-     * amber), with optional strips under the time axis.
-     */
-    private static String chart(String yLabel, int n, List<Series> series, List<Guide> guides, boolean logY,
-                                Profile profile, double fixedMax, List<Band> bands) {
-        int w = 960;
-        int h = 300 + BAND_HEIGHT * bands.size() + (bands.isEmpty() ? 0 : 6);
-        int left = 56;
-        int right = 170;
-        int top = 22;
-        int bottom = 36;
-        int pw = w - left - right;
-        int ph = 300 - top - bottom;
-        double max = 0;
-        double min = Double.MAX_VALUE;
-        for (Series s : series) {
-            for (double v : s.values()) {
-                if (!Double.isNaN(v)) {
-                    max = Math.max(max, v);
-                    if (v > 0) {
-                        min = Math.min(min, v);
-                    }
-                }
-            }
-        }
-        for (Guide g : guides) {
-            max = Math.max(max, g.value());
-            min = Math.min(min, g.value());
-        }
-        double lo;
-        double hi;
-        if (logY) {
-            lo = Math.pow(10, Math.floor(Math.log10(Math.max(1, min == Double.MAX_VALUE ? 1 : min))));
-            hi = Math.pow(10, Math.ceil(Math.log10(Math.max(lo * 10, max))));
-        } else {
-            lo = 0;
-            hi = !Double.isNaN(fixedMax) ? fixedMax : nice(max <= 0 ? 1 : max * 1.08);
-        }
-        double xs = (double) pw / Math.max(1, n);
-        StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
-                + " viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">%n", w, h, w, h));
-        double start = 0;
-        for (Profile.Phase p : profile.phases()) {
-            double x0 = left + start * xs;
-            double x1 = left + Math.min(n, start + p.seconds()) * xs;
-            String fill = p.backendChanged() ? "#fff1c9" : p.multiple() > 1 ? "#fde8e6" : "#f4f6f8";
-            b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>"
-                    + "<text x=\"%.1f\" y=\"%d\" fill=\"#555\">%s %s</text>%n", x0, top, Math.max(0, x1 - x0), ph,
-                    fill, x0 + 4, top + 12, esc(p.name()), esc(p.describe())));
-            start += p.seconds();
-        }
-        // y grid
-        List<Double> ticks = new ArrayList<>();
-        if (logY) {
-            for (double v = lo; v <= hi * 1.0001; v *= 10) {
-                ticks.add(v);
-            }
-        } else {
-            double step = nice(hi / 5);
-            for (double v = 0; v <= hi * 1.0001; v += step) {
-                ticks.add(v);
-            }
-        }
-        for (double v : ticks) {
-            double y = y(v, lo, hi, logY, top, ph);
-            b.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-                    + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", left, left + pw, y, y, left - 4,
-                    y + 4, label(v)));
-        }
-        for (int s = 0; s <= n; s += 10) {
-            double x = left + s * xs;
-            b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%ds</text>%n", x,
-                    top + ph + 14, s));
-        }
-        b.append(String.format(Locale.ROOT, "<text x=\"12\" y=\"%d\" transform=\"rotate(-90 12 %d)\""
-                + " text-anchor=\"middle\">%s</text>%n", top + ph / 2, top + ph / 2, esc(yLabel)));
-        b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\""
-                + " stroke=\"#999\"/>%n", left, top, pw, ph));
-        int legend = 0;
-        for (Guide g : guides) {
-            double y = y(g.value(), lo, hi, logY, top, ph);
-            b.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\""
-                    + " stroke-dasharray=\"2 3\" stroke-width=\"1.5\"/>%n", left, left + pw, y, y, g.color()));
-            legend(b, w - right + 10, top + 8 + 16 * legend++, g.color(), "2 3", g.name());
-        }
-        for (Series s : series) {
-            StringBuilder path = new StringBuilder();
-            boolean pen = false;
-            double[] v = s.values();
-            for (int i = 0; i < v.length; i++) {
-                if (Double.isNaN(v[i]) || (logY && v[i] <= 0)) {
-                    pen = false;
-                    continue;
-                }
-                double x = left + (i + 0.5) * xs;
-                double y = y(logY ? Math.max(lo, v[i]) : v[i], lo, hi, logY, top, ph);
-                path.append(pen ? " L" : " M").append(String.format(Locale.ROOT, "%.1f %.1f", x, y));
-                pen = true;
-            }
-            if (path.length() > 0) {
-                b.append(String.format(Locale.ROOT, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\""
-                        + " stroke-opacity=\"%s\"%s/>%n", path.toString().trim(), s.color(), s.width(),
-                        s.width() > 2.5 ? "0.45" : "1",
-                        s.dash() != null ? " stroke-dasharray=\"" + s.dash() + "\"" : ""));
-            }
-            legend(b, w - right + 10, top + 8 + 16 * legend++, s.color(), s.dash(), s.name());
-        }
-        for (int k = 0; k < bands.size(); k++) {
-            band(b, bands.get(k), left, top + ph + 24 + k * BAND_HEIGHT, xs, w - right + 10);
-        }
-        b.append("</svg>\n");
-        return b.toString();
-    }
-
-    /** One strip: a segment per run of equal values, coloured by value, labelled where it is wide enough. */
-    private static void band(StringBuilder b, Band band, int left, int y, double xs, int labelX) {
-        String[] v = band.values();
-        int i = 0;
-        while (i < v.length) {
-            int j = i + 1;
-            while (j < v.length && Objects.equals(v[j], v[i])) {
-                j++;
-            }
-            if (v[i] != null) {
-                double x0 = left + i * xs;
-                double width = (j - i) * xs;
-                b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\""
-                        + " fill=\"%s\" stroke=\"#fff\"/>%n", x0, y, width, BAND_HEIGHT - 4, bandColor(v[i])));
-                if (width >= 7 * v[i].length() + 6) {
-                    b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#222\">%s</text>%n", x0 + 4,
-                            y + BAND_HEIGHT - 8, esc(v[i])));
-                }
-            }
-            i = j;
-        }
-        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", labelX, y + BAND_HEIGHT - 8,
-                esc(band.name())));
-    }
-
-    private static String bandColor(String value) {
-        return switch (value) {
-            case "policy" -> "#dfe3e8";
-            case "operator" -> "#e4d2f4";
-            case "controller" -> "#bfe5c6";
-            case "off" -> "#eeeeee";
-            case "absolute" -> "#c6dbef";
-            case "relative" -> "#fdd9b5";
-            default -> "#e8eef5";
-        };
-    }
-
-    private static void legend(StringBuilder b, int x, int y, String color, String dash, String name) {
-        b.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\""
-                + " stroke-width=\"2\"%s/><text x=\"%d\" y=\"%d\">%s</text>%n", x, x + 22, y, y, color,
-                dash == null ? "" : " stroke-dasharray=\"" + dash + "\"", x + 28, y + 4, esc(name)));
-    }
-
-    private static double y(double v, double lo, double hi, boolean logY, int top, int ph) {
-        double f = logY ? (Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) : (v - lo) / (hi - lo);
-        return top + ph - Math.max(0, Math.min(1, f)) * ph;
-    }
-
-    private static double nice(double x) {
-        double e = Math.pow(10, Math.floor(Math.log10(x)));
-        double f = x / e;
-        double n = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
-        return n * e;
-    }
-
-    private static String label(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.1f", v);
-    }
-
-    private static String td(long v) {
-        return "<td>" + v + "</td>";
-    }
-
-    private static String td(double v, int decimals) {
-        return Double.isNaN(v) ? "<td>-</td>" : String.format(Locale.ROOT, "<td>%." + decimals + "f</td>", v);
-    }
-
-    private static String pct(double v) {
-        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f%%", v);
-    }
-
-    private static String ms(double v) {
-        return RunResult.millis(v);
     }
 
     static String esc(String s) {
