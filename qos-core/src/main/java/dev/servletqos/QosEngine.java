@@ -1,6 +1,7 @@
 package dev.servletqos;
 
 import dev.servletqos.control.ControlLaw;
+import dev.servletqos.control.ControlLawRegistry;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ContentTrees;
@@ -413,6 +414,14 @@ public final class QosEngine {
      */
     public void overrideControlLaw(ControlLaw law) {
         control.override(law);
+    }
+
+    /**
+     * The control laws this engine's loop chains each period, by stage and mode: register a law of one's own
+     * here, beside the built-in ones or in place of one. A change takes effect at the next period. Thread-safe.
+     */
+    public ControlLawRegistry controlLaws() {
+        return control.laws();
     }
 
     /** What the control loop did: periods, failures, and each class's last reference, measurement and output. */
