@@ -1,7 +1,7 @@
 package dev.servletqos;
 
-import dev.servletqos.control.BucketLaw;
 import dev.servletqos.control.ControlLaw;
+import dev.servletqos.control.ControlLawRegistry;
 import dev.servletqos.control.ControlLaws;
 import dev.servletqos.control.EngineSampleSource;
 import dev.servletqos.control.LevelLaw;
@@ -9,19 +9,16 @@ import dev.servletqos.control.LoopReading;
 import dev.servletqos.control.ObservableLaw;
 import dev.servletqos.control.Sample;
 import dev.servletqos.control.SampleSource;
-import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ControlPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The thin shell that runs a control law every period on the engine's {@link Periodic} seam: take the
  * period's sample, ask the law, apply its budgets (and rates) through the engine's settings seam as the
- * {@link Settings.Source#CONTROLLER}. The law is the one the control mode selects, rebuilt when the mode or
- * gains change, or an override (an identification run).
+ * {@link Settings.Source#CONTROLLER}. The law is the chain the {@link ControlLawRegistry} gives for the control
+ * settings, rebuilt when they or the registry change, or an override (an identification run).
  *
  * <p>Failures never reach requests: a sample source or law that throws, or an output with a number that is
  * not finite, keeps the last good settings, is counted, and is logged once per burst of failures.
@@ -36,6 +33,7 @@ final class ControlLoop {
     private final QosEngine engine;
     private volatile SampleSource source;
     private volatile ControlLaw override;
+    private final ControlLawRegistry laws = ControlLawRegistry.builtIn();
 
     // guarded by this
     private Periodic periodic;
@@ -43,6 +41,7 @@ final class ControlLoop {
     private Duration scheduledPeriod;
     private ControlLaw law;
     private ControlPolicy lawControl;
+    private long lawVersion;
     private boolean failing;
     private long periods;
     private long failures;
@@ -57,55 +56,26 @@ final class ControlLoop {
     }
 
     /**
-     * The laws the control settings select, chained: the capacity law when {@code control.capacity = auto}, the
-     * budget law of the mode (absolute or relative delay), the admission law when {@code control.admission =
-     * auto}, the degradation law of {@code control.degradation} (pi or threshold); null when none is on. The
-     * degradation law is kept for the status ({@link ControlStatus#utilization()}).
+     * The laws the registry gives for the control settings, chained (a lone law runs alone); null when none is on.
+     * The first degradation law is kept for the status ({@link ControlStatus#utilization()}).
      */
     ControlLaw lawFor(ControlPolicy c) {
-        ControlLaw budgets;
-        switch (c.mode()) {
-            case ABSOLUTE:
-                budgets = ControlLaws.absolute(c.absolute(), c.antiWindup());
-                break;
-            case RELATIVE:
-                budgets = ControlLaws.relative(c.relative());
-                break;
-            default:
-                budgets = null;
-        }
-        ControlLaw capacity = c.capacity() == ControlPolicy.Capacity.AUTO ? ControlLaws.capacity() : null;
-        ControlLaw admission = c.admission() == ControlPolicy.Admission.AUTO
-                ? ControlLaws.admission(sessionRateCeilings()) : null;
-        ControlLaw buckets = engine.policy().buckets().isEmpty() ? null
-                : new BucketLaw(engine.policy().bucketControl());
-        LevelLaw levels;
-        switch (c.degradation().law()) {
-            case PI:
-                levels = ControlLaws.utilization(c.degradation());
-                break;
-            case THRESHOLD:
-                levels = ControlLaws.threshold(c.degradation());
-                break;
-            default:
-                levels = null;
-        }
-        levelLaw = levels;
-        if (capacity == null && admission == null && levels == null && buckets == null) {
-            return budgets;
-        }
-        return ControlLaws.chain(capacity, budgets, admission, levels, buckets);
-    }
-
-    /** The session rates the policy gives (a ceiling of the admission law), by class name. */
-    private Map<String, Double> sessionRateCeilings() {
-        Map<String, Double> m = new HashMap<>();
-        for (ClassPolicy c : engine.policy().classes()) {
-            if (c.admission().sessionRate() > 0) {
-                m.put(c.name(), c.admission().sessionRate());
+        List<ControlLaw> all = laws.laws(c, engine.policy());
+        levelLaw = null;
+        for (ControlLaw l : all) {
+            if (l instanceof LevelLaw level && levelLaw == null) {
+                levelLaw = level;
             }
         }
-        return m;
+        if (all.size() <= 1) {
+            return all.isEmpty() ? null : all.get(0);
+        }
+        return ControlLaws.chain(all.toArray(new ControlLaw[0]));
+    }
+
+    /** The laws this loop chains; an embedder adds or replaces laws here. */
+    ControlLawRegistry laws() {
+        return laws;
     }
 
     synchronized void start(Periodic p) {
@@ -188,7 +158,8 @@ final class ControlLoop {
         Settings next;
         try {
             if (l == null) {
-                if (!current.control().equals(lawControl)) {
+                if (!current.control().equals(lawControl) || laws.version() != lawVersion) {
+                    lawVersion = laws.version();
                     law = lawFor(current.control());
                     lawControl = current.control();
                 }

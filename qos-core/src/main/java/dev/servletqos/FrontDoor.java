@@ -57,10 +57,10 @@ final class FrontDoor {
                     r.methods().isEmpty() ? null : r.methods().toArray(String[]::new),
                     r.addresses().isEmpty() ? null : ValueMatcher.ipRanges(r.addresses()));
         }
-        this.maxOpenStreams = policy.streamsMaxOpen();
-        this.eventStream = policy.streamsEventStream() && maxOpenStreams > 0;
-        this.streamPaths = policy.streamsPaths().isEmpty() || maxOpenStreams == 0 ? null
-                : ValueMatcher.paths(policy.streamsPaths());
+        this.maxOpenStreams = policy.streams().maxOpen();
+        this.eventStream = policy.streams().eventStream() && maxOpenStreams > 0;
+        this.streamPaths = policy.streams().paths().isEmpty() || maxOpenStreams == 0 ? null
+                : ValueMatcher.paths(policy.streams().paths());
     }
 
     /** Whether an exempt rule matches the request: the rules in order, the first that matches decides. */

@@ -1,6 +1,7 @@
 package dev.servletqos;
 
 import dev.servletqos.control.ControlLaw;
+import dev.servletqos.control.ControlLawRegistry;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.ContentTrees;
@@ -91,11 +92,11 @@ public final class QosEngine {
     private QosEngine(QosPolicy policy, Clock clock) {
         this.clock = clock;
         this.tierCookies = TierCookies.forPolicy(policy, clock);
-        this.sessionCookieName = policy.sessionCookieName();
+        this.sessionCookieName = policy.cookies().sessionName();
         // one signer for both kinds of cookie: the signature domain keeps them apart
         this.regime = Regime.first(policy, new Classifier(policy, tierCookies));
         this.sessions = new SessionTable(policy, new SessionCookies(sessionCookieName, tierCookies.signer(),
-                policy.sessionMaxAge(), policy.sessionCookieSecure(), clock), clock);
+                policy.cookies().sessionMaxAge(), policy.cookies().sessionSecure(), clock), clock);
         this.scheduler = new Scheduler(regime, initialSettings(policy), clock);
         this.control = new ControlLoop(this);
         warnOfRequestRulesThatChangeNothing(policy);
@@ -208,7 +209,7 @@ public final class QosEngine {
         }
         Scheduler.Load load = s != null ? s.load() : stateless ? null : new Scheduler.Load();
         Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
-                !credential && (r.policy.maxQueuedPerAddress() > 0 || r.policy.maxNewSessionsPerAddress() > 0)
+                !credential && (r.policy.admission().maxQueuedPerAddress() > 0 || r.policy.admission().maxNewSessionsPerAddress() > 0)
                         ? request.remoteAddress() : null,
                 (stateless ? Scheduler.STATELESS : 0) | (credential ? Scheduler.CREDENTIAL : 0)
                         | (!stream ? 0 : credential ? Scheduler.STREAM : Scheduler.STREAM | Scheduler.ANONYMOUS_STREAM),
@@ -413,6 +414,14 @@ public final class QosEngine {
      */
     public void overrideControlLaw(ControlLaw law) {
         control.override(law);
+    }
+
+    /**
+     * The control laws this engine's loop chains each period, by stage and mode: register a law of one's own
+     * here, beside the built-in ones or in place of one. A change takes effect at the next period. Thread-safe.
+     */
+    public ControlLawRegistry controlLaws() {
+        return control.laws();
     }
 
     /** What the control loop did: periods, failures, and each class's last reference, measurement and output. */
@@ -701,18 +710,18 @@ public final class QosEngine {
 
     /** The keys a running engine cannot take from a reloaded policy: they are in cookies already issued. */
     private static void checkFixed(QosPolicy was, QosPolicy next) {
-        fixed("tier-cookie.name", was.tierCookieName(), next.tierCookieName());
-        if (!was.signingKeys().equals(next.signingKeys())) {
+        fixed("tier-cookie.name", was.cookies().tierName(), next.cookies().tierName());
+        if (!was.cookies().signingKeys().equals(next.cookies().signingKeys())) {
             throw new PolicyException("tier-cookie.secret", "(hidden)", "cannot change while running (cookies "
                     + "signed with it are out); restart the application to change the signing keys");
         }
-        fixed("tier-cookie.max-age", was.tierCookieMaxAge(), next.tierCookieMaxAge());
-        fixed("tier-cookie.secure", was.tierCookieSecure(), next.tierCookieSecure());
-        fixed("session-cookie.name", was.sessionCookieName(), next.sessionCookieName());
-        fixed("session-cookie.max-age", was.sessionMaxAge(), next.sessionMaxAge());
-        fixed("session-cookie.secure", was.sessionCookieSecure(), next.sessionCookieSecure());
-        fixed("session-table.max-entries", was.sessionTableMaxEntries(), next.sessionTableMaxEntries());
-        fixed("session-table.idle-timeout", was.sessionIdleTimeout(), next.sessionIdleTimeout());
+        fixed("tier-cookie.max-age", was.cookies().tierMaxAge(), next.cookies().tierMaxAge());
+        fixed("tier-cookie.secure", was.cookies().tierSecure(), next.cookies().tierSecure());
+        fixed("session-cookie.name", was.cookies().sessionName(), next.cookies().sessionName());
+        fixed("session-cookie.max-age", was.cookies().sessionMaxAge(), next.cookies().sessionMaxAge());
+        fixed("session-cookie.secure", was.cookies().sessionSecure(), next.cookies().sessionSecure());
+        fixed("session-table.max-entries", was.sessionTable().maxEntries(), next.sessionTable().maxEntries());
+        fixed("session-table.idle-timeout", was.sessionTable().idleTimeout(), next.sessionTable().idleTimeout());
     }
 
     private static void fixed(String key, Object was, Object next) {

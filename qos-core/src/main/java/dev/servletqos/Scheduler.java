@@ -330,7 +330,7 @@ final class Scheduler {
             }
         }
         borrowing = p.borrowing();
-        rejections = new AdmissionStep.Rejections(p.rejectStatus(), p.retryAfter());
+        rejections = new AdmissionStep.Rejections(p.admission().rejectStatus(), p.admission().retryAfter());
         int sum = 0;
         for (Lane l : next) {
             sum += l.reserve;
@@ -338,14 +338,14 @@ final class Scheduler {
         defaultReserve = p.defaultTopReserve();
         reserves = sum - defaultReserve;
         reserved = sum; // until the settings are applied (applyLocked), which a policy is taken with
-        maxPerSession = p.maxPerSession();
-        maxQueuedPerAddress = p.maxQueuedPerAddress();
-        if (p.maxNewSessionsPerAddress() <= 0) {
+        maxPerSession = p.admission().maxPerSession();
+        maxQueuedPerAddress = p.admission().maxQueuedPerAddress();
+        if (p.admission().maxNewSessionsPerAddress() <= 0) {
             addressSessions = null;
         } else if (addressSessions == null) {
-            addressSessions = new AddressSessions(p.maxNewSessionsPerAddress());
+            addressSessions = new AddressSessions(p.admission().maxNewSessionsPerAddress());
         } else {
-            addressSessions.configure(p.maxNewSessionsPerAddress());
+            addressSessions.configure(p.admission().maxNewSessionsPerAddress());
         }
         lanes = next;
         regime = r;

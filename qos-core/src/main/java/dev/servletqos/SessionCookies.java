@@ -1,7 +1,7 @@
 package dev.servletqos;
 
 import dev.servletqos.TierCookies.Verified.Status;
-import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.CookiePolicy;
 import java.security.SecureRandom;
 import java.time.Duration;
 
@@ -52,7 +52,7 @@ final class SessionCookies {
      */
     SessionCookies(String cookieName, Signer signer, Duration maxAge, boolean secure, Clock clock) {
         this.cookieName = SignedToken.checkCookieName(cookieName);
-        if (!secure && QosPolicy.requiresSecure(cookieName)) {
+        if (!secure && CookiePolicy.requiresSecure(cookieName)) {
             throw new IllegalArgumentException("secure must be true for a cookie named " + cookieName);
         }
         this.secure = secure;
@@ -73,7 +73,7 @@ final class SessionCookies {
 
     /** {@link #SessionCookies(String, Signer, Duration, boolean, Clock)}, secure only for a prefixed name. */
     SessionCookies(String cookieName, Signer signer, Duration maxAge, Clock clock) {
-        this(cookieName, signer, maxAge, QosPolicy.requiresSecure(cookieName), clock);
+        this(cookieName, signer, maxAge, CookiePolicy.requiresSecure(cookieName), clock);
     }
 
     /** The cookie's name. */

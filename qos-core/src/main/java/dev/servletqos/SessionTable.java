@@ -42,13 +42,13 @@ final class SessionTable {
      *     {@code session-table.max-entries}, its value and the largest that fits
      */
     SessionTable(QosPolicy policy, SessionCookies cookies, Clock clock) {
-        checkFits(policy.sessionTableMaxEntries(), Runtime.getRuntime().maxMemory());
+        checkFits(policy.sessionTable().maxEntries(), Runtime.getRuntime().maxMemory());
         this.cookies = cookies;
         this.clock = clock;
-        this.maxAgeSeconds = policy.sessionMaxAge().getSeconds();
+        this.maxAgeSeconds = policy.cookies().sessionMaxAge().getSeconds();
         this.sessions = Caffeine.newBuilder()
-                .maximumSize(policy.sessionTableMaxEntries())
-                .expireAfterAccess(policy.sessionIdleTimeout())
+                .maximumSize(policy.sessionTable().maxEntries())
+                .expireAfterAccess(policy.sessionTable().idleTimeout())
                 .ticker(clock::nanoTime)
                 .executor(Runnable::run)
                 .build();

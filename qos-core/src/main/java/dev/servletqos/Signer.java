@@ -1,6 +1,6 @@
 package dev.servletqos;
 
-import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.CookiePolicy;
 import dev.servletqos.policy.SigningKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -29,7 +29,7 @@ import javax.crypto.spec.SecretKeySpec;
 final class Signer {
 
     /** Minimum secret length in bytes: 128 bits. */
-    static final int MIN_SECRET_BYTES = QosPolicy.MIN_SECRET_BYTES;
+    static final int MIN_SECRET_BYTES = CookiePolicy.MIN_SECRET_BYTES;
 
     private static final String ALGORITHM = "HmacSHA256";
     private static final int SIGNATURE_BYTES = 32;

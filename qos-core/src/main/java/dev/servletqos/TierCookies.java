@@ -1,5 +1,6 @@
 package dev.servletqos;
 
+import dev.servletqos.policy.CookiePolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.SigningKeys;
 import java.security.SecureRandom;
@@ -96,7 +97,7 @@ public final class TierCookies {
         }
         try {
             return new TierCookies(cookieName, new Signer(current, previous), maxAgeSeconds,
-                    QosPolicy.requiresSecure(cookieName), clock);
+                    CookiePolicy.requiresSecure(cookieName), clock);
         } finally {
             // the Signer holds its own copies; do not leave more of the secret on the heap than needed
             Arrays.fill(current, (byte) 0);
@@ -117,10 +118,10 @@ public final class TierCookies {
         if (policy == null || clock == null) {
             throw new IllegalArgumentException("policy and clock must not be null");
         }
-        SigningKeys keys = policy.signingKeys();
+        SigningKeys keys = policy.cookies().signingKeys();
         Signer signer = keys.configured() ? new Signer(keys) : randomSigner();
-        return new TierCookies(policy.tierCookieName(), signer, policy.tierCookieMaxAge().getSeconds(),
-                policy.tierCookieSecure(), clock);
+        return new TierCookies(policy.cookies().tierName(), signer, policy.cookies().tierMaxAge().getSeconds(),
+                policy.cookies().tierSecure(), clock);
     }
 
     // Without a configured secret, cookies are signed with a key only this JVM knows: they verify on this node
@@ -143,7 +144,7 @@ public final class TierCookies {
      *     {@code __Secure-} prefix, which browsers keep only on a {@code Secure} cookie
      */
     public TierCookies withSecure(boolean secure) {
-        if (!secure && QosPolicy.requiresSecure(cookieName)) {
+        if (!secure && CookiePolicy.requiresSecure(cookieName)) {
             throw new IllegalArgumentException("secure must be true for a cookie named " + cookieName
                     + ": browsers keep a __Host- or __Secure- cookie only with the Secure attribute");
         }

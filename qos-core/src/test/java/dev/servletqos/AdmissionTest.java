@@ -218,7 +218,7 @@ class AdmissionTest {
     void refusalsSpeakHtmlOrJsonByAccept() {
         QosEngine engine = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 1,
                 ClassPolicy.named("basic").withSessionRate(1).withSessionBurst(1))
-                .rejectStatus(429).retryAfter(Duration.ofSeconds(7)).build(), clock);
+                .admission(a -> a.withRejectStatus(429).withRetryAfter(Duration.ofSeconds(7))).build(), clock);
         engine.enter(request("basic"), clock.nanoTime());
         Rejection r = engine.enter(request("basic"), clock.nanoTime()).rejection();
         assertEquals(429, r.status());

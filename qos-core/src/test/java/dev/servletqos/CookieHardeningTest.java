@@ -43,7 +43,7 @@ class CookieHardeningTest {
     }
 
     private static QosPolicy tierPolicy(Duration tierMaxAge) {
-        return QosPolicy.builder().secret(SECRET).tierCookieMaxAge(tierMaxAge)
+        return QosPolicy.builder().secret(SECRET).cookies(c -> c.withTierMaxAge(tierMaxAge))
                 .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic"))
                 .addRule(Rule.tierCookie()).build();
     }

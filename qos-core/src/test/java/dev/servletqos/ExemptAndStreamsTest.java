@@ -12,6 +12,7 @@ import dev.servletqos.Ticket.State;
 import dev.servletqos.metrics.QosMetrics;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.StreamsPolicy;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -122,9 +123,9 @@ class ExemptAndStreamsTest {
     void theDefaultPolicyExemptsNothingAndStreamsServerSentEvents() {
         QosPolicy policy = ClassEscalationTest.parse(BASE);
         assertEquals(List.of(), policy.exempt());
-        assertTrue(policy.streamsEventStream());
-        assertEquals(List.of(), policy.streamsPaths());
-        assertEquals(QosPolicy.DEFAULT_STREAMS_MAX_OPEN, policy.streamsMaxOpen());
+        assertTrue(policy.streams().eventStream());
+        assertEquals(List.of(), policy.streams().paths());
+        assertEquals(StreamsPolicy.DEFAULT_MAX_OPEN, policy.streams().maxOpen());
         QosEngine engine = QosEngine.create(policy, clock);
         Ticket running = enter(engine, TestRequest.get("/"));
         Ticket health = enter(engine, TestRequest.get("/health"));

@@ -85,7 +85,7 @@ class InvariantFuzzTest {
         // exempt probes and streams (issue 22) from a generator of their own, so that each seed's other steps stay
         // as they were: every fifth request is a stream, every twentieth a probe
         Random front = new Random(~seed);
-        QosPolicy policy = b.addExempt(ExemptRule.onPaths("/health")).streamsMaxOpen(1 + front.nextInt(20)).build();
+        QosPolicy policy = b.addExempt(ExemptRule.onPaths("/health")).streams(s -> s.withMaxOpen(1 + front.nextInt(20))).build();
         QosEngine engine = QosEngine.create(policy, clock);
         Model model = new Model(engine, policy);
         long probes = 0;
@@ -285,13 +285,13 @@ class InvariantFuzzTest {
                 assertTrue(t.streamCandidate() && was == State.RUNNING && !wasStream, t.toString());
                 assertTrue(t.stream() && t.state() == State.RUNNING, t.toString());
                 assertEquals(before.streams() + 1, after.streams(), "one more stream open");
-                assertTrue(before.streams() < policy.streamsMaxOpen(), "the pool had room: " + before.streams());
+                assertTrue(before.streams() < policy.streams().maxOpen(), "the pool had room: " + before.streams());
                 assertTrue(after.executing() <= before.executing(), "its permit was given back, or handed on");
             } else {
                 assertEquals(wasStream, t.stream(), t.toString());
                 assertEquals(before.streams(), after.streams());
                 assertTrue(!t.streamCandidate() || was != State.RUNNING || wasStream
-                        || before.streams() >= (policy.streamsMaxOpen() + 1) / 2, "refused with room: " + t + ", "
+                        || before.streams() >= (policy.streams().maxOpen() + 1) / 2, "refused with room: " + t + ", "
                         + before.streams() + " open");
             }
         }
@@ -383,7 +383,7 @@ class InvariantFuzzTest {
                 int[] c = perSession.computeIfAbsent(e.getValue(), x -> new int[2]);
                 c[e.getKey().inLine ? 1 : 0]++;
             }
-            int cap = policy.maxPerSession();
+            int cap = policy.admission().maxPerSession();
             for (Map.Entry<String, int[]> e : perSession.entrySet()) {
                 int[] c = e.getValue();
                 assertTrue(c[0] <= cap && (c[1] == 0 || c[0] == cap), where + ": a session has " + c[0]
@@ -406,7 +406,7 @@ class InvariantFuzzTest {
                 assertEquals(lined[k], c.lined(), where + ": lined of " + c.name());
                 linedSeen[k] += lined[k];
             }
-            assertTrue(s.streams() <= policy.streamsMaxOpen(), where + ": " + s.streams() + " streams open");
+            assertTrue(s.streams() <= policy.streams().maxOpen(), where + ": " + s.streams() + " streams open");
         }
 
         void endEverything(FakeClock clock) {

@@ -364,9 +364,9 @@ class NewSessionsPerAddressTest {
         assertTrue(retired.getMessage().contains("admission.new-sessions-per-address-burst")
                 && retired.getMessage().contains("no longer used"), retired.getMessage());
         QosPolicy p = ClassEscalationTest.parse(POLICY + "admission.max-new-sessions-per-address = 2.5\n");
-        assertEquals(2.5, p.maxNewSessionsPerAddress());
+        assertEquals(2.5, p.admission().maxNewSessionsPerAddress());
         assertEquals(p, p.toBuilder().build(), "toBuilder keeps the key");
-        assertEquals(1, ClassEscalationTest.parse(POLICY).maxNewSessionsPerAddress(), "the least share, 1/s");
+        assertEquals(1, ClassEscalationTest.parse(POLICY).admission().maxNewSessionsPerAddress(), "the least share, 1/s");
     }
 
     /**

@@ -36,7 +36,7 @@ class SessionTableFootprintTest {
         FakeClock clock = new FakeClock();
         QosPolicy policy = QosPolicy.builder().secret(Engines.SECRET).maxExecuting(4)
                 .addClass(ClassPolicy.named("basic")).sessionTableMaxEntries(ENTRIES).build();
-        SessionCookies cookies = new SessionCookies(policy.sessionCookieName(),
+        SessionCookies cookies = new SessionCookies(policy.cookies().sessionName(),
                 new Signer(Signer.secretBytes(Engines.SECRET), null), Duration.ofMinutes(30), clock);
         long before = usedHeapAfterGc();
         Regime regime = Regime.first(policy, null);

@@ -7,6 +7,7 @@ import dev.servletqos.TierCookies.Verified.Status;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.Rule;
+import dev.servletqos.policy.SessionTablePolicy;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
@@ -56,7 +57,7 @@ class SessionTableMemoryTest {
         long heapBefore = usedHeapAfterGc();
         QosEngine engine = QosEngine.create(QosPolicy.builder().secret(Engines.SECRET).maxExecuting(100)
                 .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic")).defaultClass("basic")
-                .addRule(Rule.tierCookie()).sessionTableMaxEntries(bound).sessionIdleTimeout(Duration.ofHours(1))
+                .addRule(Rule.tierCookie()).sessionTable(new SessionTablePolicy(bound, Duration.ofHours(1)))
                 .build(), clock);
         long largest = 0;
         long started = System.nanoTime();

@@ -79,4 +79,18 @@ public record BucketControl(Law law, double cpuTarget, double cpuGain, double qu
         ClassPolicy.check(queueDerivative >= 0 && queueDerivative <= 1e9, "buckets.queue-derivative",
                 queueDerivative, "must be 0..1e9");
     }
+
+    /**
+     * Checks these settings and the bucket rules they adapt.
+     *
+     * @throws PolicyException naming the key and the value of the first bad setting
+     */
+    void check(java.util.List<BucketPolicy> buckets) {
+        check();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (BucketPolicy b : buckets) {
+            ClassPolicy.check(seen.add(b.name()), "bucket." + b.name(), b.name(), "bucket given twice");
+            b.check();
+        }
+    }
 }

@@ -21,12 +21,13 @@ import java.util.function.BiFunction;
 /**
  * The key table: every key of the policy file, described once. {@link PolicyParser} reads it to parse values,
  * to refuse unknown keys and to suggest the nearest one; a test holds {@code docs/configuration.md} to it
- * (every key documented, with the same default). Adding a key is one row here and, for a setting of a class
- * or of the controller, one component of its record.
+ * (every key documented, with the same default). Adding a key is one row here and one component of the record
+ * its section applies to.
  *
  * <p>The keys fall in sections by what their values are applied to: the policy builder (keys without a
- * prefix), the controller's settings ({@code control.}), each class ({@code class.<name>.}) and each rule
- * ({@code rule.<n>.}).
+ * prefix), one record per concern ({@code tier-cookie.} and {@code session-cookie.} to {@link CookiePolicy},
+ * {@code session-table.}, {@code admission.}, {@code content.}, {@code streams.}, {@code control.}), each class
+ * ({@code class.<name>.}), each rule ({@code rule.<n>.}) and the other named entries.
  *
  * <p>Each row reads: name, type, default, range, unit, one-line description, setter (see {@link Key}).
  */
@@ -87,7 +88,7 @@ final class PolicyKeys {
     private static final ValueType<Rule.Type> RULE_TYPES = ValueType.oneOf("rule type", Rule.Type.values(),
             Rule.Type::key);
 
-    private static final String SECRET_LENGTH = "at least " + QosPolicy.MIN_SECRET_BYTES + " bytes (UTF-8)";
+    private static final String SECRET_LENGTH = "at least " + CookiePolicy.MIN_SECRET_BYTES + " bytes (UTF-8)";
 
     static final Key<QosPolicy.Builder, List<String>> CLASSES = global("classes", LIST, REQUIRED,
             "at least one, each once", "", "The service classes, highest priority first.", (b, names) -> {
@@ -113,74 +114,96 @@ final class PolicyKeys {
             global("policy.watch", DURATION, of("0s"), "0s (never) or 1s..1h", "",
                     "How often a running engine checks its policy file for a change and reloads it, as the JMX "
                     + "operation reloadPolicy does; a file that does not load is logged and the policy in force "
-                    + "stays. 0s: only on request.", QosPolicy.Builder::watch),
-            global("tier-cookie.name", STRING, of("QOSTIER"), "1..64 letters, digits, '-', '_', '.'", "",
-                    "Name of the signed subscription cookie the application issues.",
-                    QosPolicy.Builder::tierCookieName),
-            global("tier-cookie.secret", SECRET, NONE, SECRET_LENGTH, "",
-                    "Key that signs and checks the tier and session cookies (HMAC).", QosPolicy.Builder::secret),
-            global("tier-cookie.previous-secret", SECRET, NONE, SECRET_LENGTH, "",
+                    + "stays. 0s: only on request.", QosPolicy.Builder::watch)));
+
+    /** Keys {@code tier-cookie.*}, applied to the {@link CookiePolicy}. */
+    static final Section<CookiePolicy> TIER_COOKIE = new Section<>("tier-cookie.", List.of(
+            cookie("name", STRING, of("QOSTIER"), "1..64 letters, digits, '-', '_', '.'", "",
+                    "Name of the signed subscription cookie the application issues.", CookiePolicy::withTierName),
+            cookie("secret", SECRET, NONE, SECRET_LENGTH, "",
+                    "Key that signs and checks the tier and session cookies (HMAC).", CookiePolicy::withSecret),
+            cookie("previous-secret", SECRET, NONE, SECRET_LENGTH, "",
                     "A second key still accepted for checking, during key rotation.",
-                    QosPolicy.Builder::previousSecret),
-            global("tier-cookie.max-age", DURATION, of("365d"), "1s..400d", "",
-                    "Lifetime of an issued tier cookie, and the oldest one honoured.",
-                    QosPolicy.Builder::tierCookieMaxAge),
-            global("tier-cookie.secure", BOOLEAN, computed("true if tier-cookie.name starts with __Host- or "
+                    CookiePolicy::withPreviousSecret),
+            cookie("max-age", DURATION, of("365d"), "1s..400d", "",
+                    "Lifetime of an issued tier cookie, and the oldest one honoured.", CookiePolicy::withTierMaxAge),
+            cookie("secure", BOOLEAN, computed("true if tier-cookie.name starts with __Host- or "
                     + "__Secure-, else false"), "", "", "Whether tier cookies carry the Secure attribute.",
-                    QosPolicy.Builder::tierCookieSecure),
-            global("session-cookie.name", STRING, of("QOSSESSION"), "a cookie name other than tier-cookie.name", "",
-                    "Name of the signed per-session admission cookie.", QosPolicy.Builder::sessionCookieName),
-            global("session-cookie.max-age", DURATION, of("30m"), "1s..400d", "",
-                    "How long an admission stays valid without renewal.", QosPolicy.Builder::sessionMaxAge),
-            global("session-cookie.secure", BOOLEAN, computed("true if session-cookie.name starts with __Host- or "
+                    CookiePolicy::withTierSecure)));
+
+    /** Keys {@code session-cookie.*}, applied to the {@link CookiePolicy}. */
+    static final Section<CookiePolicy> SESSION_COOKIE = new Section<>("session-cookie.", List.of(
+            cookie("name", STRING, of("QOSSESSION"), "a cookie name other than tier-cookie.name", "",
+                    "Name of the signed per-session admission cookie.", CookiePolicy::withSessionName),
+            cookie("max-age", DURATION, of("30m"), "1s..400d", "",
+                    "How long an admission stays valid without renewal.", CookiePolicy::withSessionMaxAge),
+            cookie("secure", BOOLEAN, computed("true if session-cookie.name starts with __Host- or "
                     + "__Secure-, else false"), "", "", "Whether admission cookies carry the Secure attribute.",
-                    QosPolicy.Builder::sessionCookieSecure),
-            global("session-table.max-entries", LONG, of("100000"), "1..100000000", "sessions",
-                    "Bound of this node's table of admitted sessions.", QosPolicy.Builder::sessionTableMaxEntries),
-            global("session-table.idle-timeout", DURATION, of("30m"), "more than 0", "",
+                    CookiePolicy::withSessionSecure)));
+
+    /** Keys {@code session-table.*}, applied to the {@link SessionTablePolicy}. */
+    static final Section<SessionTablePolicy> SESSION_TABLE = new Section<>("session-table.", List.of(
+            new Key<>("max-entries", LONG, of("100000"), "1..100000000", "sessions",
+                    "Bound of this node's table of admitted sessions.", SessionTablePolicy::withMaxEntries),
+            new Key<>("idle-timeout", DURATION, of("30m"), "more than 0", "",
                     "A session without a request for this long is forgotten by the table.",
-                    QosPolicy.Builder::sessionIdleTimeout),
-            global("admission.total-queued", INTEGER, of("0", "off"), "0 or more", "requests",
-                    "WebQoS trigger j for all classes but the highest.", QosPolicy.Builder::totalQueuedTrigger),
-            global("admission.higher-queued", INTEGER, of("0", "off"), "0 or more", "requests",
-                    "WebQoS trigger k for all classes but the highest.", QosPolicy.Builder::higherQueuedTrigger),
-            global("admission.reject-status", INTEGER, of("503"), "503 or 429", "",
-                    "HTTP status of a refused new session.", QosPolicy.Builder::rejectStatus),
-            global("admission.retry-after", DURATION, of("10s"), "0s..1d, rounded up to whole seconds", "",
+                    SessionTablePolicy::withIdleTimeout)));
+
+    /** Keys {@code admission.*}, applied to the {@link AdmissionLimits}. */
+    static final Section<AdmissionLimits> ADMISSION = new Section<>("admission.", List.of(
+            admission("total-queued", INTEGER, of("0", "off"), "0 or more", "requests",
+                    "WebQoS trigger j for all classes but the highest.", AdmissionLimits::withTotalQueuedTrigger),
+            admission("higher-queued", INTEGER, of("0", "off"), "0 or more", "requests",
+                    "WebQoS trigger k for all classes but the highest.", AdmissionLimits::withHigherQueuedTrigger),
+            admission("reject-status", INTEGER, of("503"), "503 or 429", "",
+                    "HTTP status of a refused new session.", AdmissionLimits::withRejectStatus),
+            admission("retry-after", DURATION, of("10s"), "0s..1d, rounded up to whole seconds", "",
                     "The Retry-After of every refusal; with control.admission = auto, the longest one the "
-                    + "engine computes.", QosPolicy.Builder::retryAfter),
-            global("content.paths", LIST, NONE, "path patterns, as a path rule's values", "",
-                    "Paths whose static content is served from a lighter tree below full content.",
-                    QosPolicy.Builder::contentPaths),
-            global("admission.max-per-session", INTEGER, of(String.valueOf(QosPolicy.DEFAULT_MAX_PER_SESSION)),
+                    + "engine computes.", AdmissionLimits::withRetryAfter),
+            admission("max-per-session", INTEGER, of(String.valueOf(AdmissionLimits.DEFAULT_MAX_PER_SESSION)),
                     "0 (no limit)..1000000", "requests", "Requests one session may have executing or waiting in "
                     + "their class's queue; the rest wait in the session's line (at most max-queue; beyond, 429).",
-                    QosPolicy.Builder::maxPerSession),
-            global("admission.max-queued-per-address", INTEGER,
-                    of(String.valueOf(QosPolicy.DEFAULT_MAX_QUEUED_PER_ADDRESS)), "0 (no limit)..1000000", "requests",
-                    "The least share of a scarce queue one client address keeps; beyond its share, 429.",
-                    QosPolicy.Builder::maxQueuedPerAddress),
-            global("admission.max-new-sessions-per-address", DECIMAL,
-                    of(String.valueOf((int) QosPolicy.DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS)),
+                    AdmissionLimits::withMaxPerSession),
+            admission("max-queued-per-address", INTEGER,
+                    of(String.valueOf(AdmissionLimits.DEFAULT_MAX_QUEUED_PER_ADDRESS)), "0 (no limit)..1000000",
+                    "requests", "The least share of a scarce queue one client address keeps; beyond its share, 429.",
+                    AdmissionLimits::withMaxQueuedPerAddress),
+            admission("max-new-sessions-per-address", DECIMAL,
+                    of(String.valueOf((int) AdmissionLimits.DEFAULT_MAX_NEW_SESSIONS_PER_ADDRESS)),
                     "0 (off)..1000000", "new sessions per second",
                     "The least fair share of its class's new sessions one client address keeps while the class "
                     + "rations them; beyond its share, admission.reject-status.",
-                    QosPolicy.Builder::maxNewSessionsPerAddress),
-            global("admission.new-sessions-per-address-burst", INTEGER,
+                    AdmissionLimits::withMaxNewSessionsPerAddress),
+            admission("new-sessions-per-address-burst", INTEGER,
                     NONE, "none: setting it fails", "",
-                    "No longer used: setting it fails at start.", QosPolicy.Builder::newSessionsPerAddressBurst),
-            global("streams.event-stream", BOOLEAN, of("true"), "", "",
+                    "No longer used: setting it fails at start.", AdmissionLimits::retiredBurst)));
+
+    /** Key {@code content.paths}, applied to the {@link ContentPolicy}; each level's prefix is {@link #CONTENT}'s. */
+    static final Section<ContentPolicy> CONTENT_PATHS = new Section<>("content.", List.of(
+            new Key<>("paths", LIST, NONE, "path patterns, as a path rule's values", "",
+                    "Paths whose static content is served from a lighter tree below full content.",
+                    ContentPolicy::withPaths)));
+
+    /** Keys {@code streams.*}, applied to the {@link StreamsPolicy}. */
+    static final Section<StreamsPolicy> STREAMS = new Section<>("streams.", List.of(
+            new Key<>("event-stream", BOOLEAN, of("true"), "", "",
                     "Whether a request whose Accept header asks for text/event-stream (server-sent events) is a "
                     + "stream candidate: it enters with a permit like any request, and gives the permit back once "
-                    + "its application went asynchronous.", QosPolicy.Builder::streamsEventStream),
-            global("streams.paths", LIST, NONE, "path patterns, as a path rule's values", "",
+                    + "its application went asynchronous.", StreamsPolicy::withEventStream),
+            new Key<>("paths", LIST, NONE, "path patterns, as a path rule's values", "",
                     "Paths whose requests are stream candidates (long-poll, large downloads): a permit until the "
-                    + "application goes asynchronous, none while the stream stays open.",
-                    QosPolicy.Builder::streamsPaths),
-            global("streams.max-open", INTEGER, of(String.valueOf(QosPolicy.DEFAULT_STREAMS_MAX_OPEN)),
+                    + "application goes asynchronous, none while the stream stays open.", StreamsPolicy::withPaths),
+            new Key<>("max-open", INTEGER, of(String.valueOf(StreamsPolicy.DEFAULT_MAX_OPEN)),
                     "0 (no stream pool)..1000000", "streams",
                     "Streams open at once; beyond it a stream is refused with 503 (reason streams-full).",
-                    QosPolicy.Builder::streamsMaxOpen)));
+                    StreamsPolicy::withMaxOpen)));
+
+    /**
+     * The sections of keys without an id, applied to the builder and to one record each: what the parser tries a
+     * key against first, and the keys it suggests from.
+     */
+    static final List<Section<?>> PLAIN = List.of(GLOBAL, TIER_COOKIE, SESSION_COOKIE, SESSION_TABLE, ADMISSION,
+            CONTENT_PATHS, STREAMS);
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
@@ -407,14 +430,24 @@ final class PolicyKeys {
                     (ContentTrees.Tree t, String prefix) -> new ContentTrees.Tree(t.level(), prefix))));
 
     /** Every section, in the order the parser applies them. */
-    static final List<Section<?>> SECTIONS = List.of(GLOBAL, CONTROL, CLASS, RULE, CONTENT, BUCKETS, BUCKET, VHOSTS,
-            VHOST, EXEMPT);
+    static final List<Section<?>> SECTIONS = List.of(GLOBAL, TIER_COOKIE, SESSION_COOKIE, SESSION_TABLE, ADMISSION,
+            CONTENT_PATHS, STREAMS, CONTROL, CLASS, RULE, CONTENT, BUCKETS, BUCKET, VHOSTS, VHOST, EXEMPT);
 
     private PolicyKeys() {
     }
 
     private static <T> Key<QosPolicy.Builder, T> global(String name, ValueType<T> type, Default byDefault,
             String range, String unit, String description, BiFunction<QosPolicy.Builder, T, QosPolicy.Builder> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<CookiePolicy, T> cookie(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<CookiePolicy, T, CookiePolicy> set) {
+        return new Key<>(name, type, byDefault, range, unit, description, set);
+    }
+
+    private static <T> Key<AdmissionLimits, T> admission(String name, ValueType<T> type, Default byDefault,
+            String range, String unit, String description, BiFunction<AdmissionLimits, T, AdmissionLimits> set) {
         return new Key<>(name, type, byDefault, range, unit, description, set);
     }
 

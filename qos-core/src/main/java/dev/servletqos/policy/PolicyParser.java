@@ -1,14 +1,9 @@
 package dev.servletqos.policy;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.Reader;
-import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,23 +91,8 @@ public final class PolicyParser {
     }
 
     private static QosPolicy load(Path file, Map<String, String> overrides, Function<String, String> variables) {
-        Properties props = new NoDuplicates(file.toString());
-        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            props.load(in);
-        } catch (NoSuchFileException e) {
-            throw unreadable(file.toString(), "no such file");
-        } catch (AccessDeniedException e) {
-            throw unreadable(file.toString(), "permission denied");
-        } catch (CharacterCodingException e) {
-            throw unreadable(file.toString(), "not valid UTF-8");
-        } catch (IOException e) {
-            throw unreadable(file.toString(), e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
-        } catch (PolicyException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            // Properties.load rejects a malformed \\uXXXX escape this way
-            throw unreadable(file.toString(), e.getMessage());
-        }
+        Properties props = PolicyFiles.read(file.toString(),
+                () -> Files.newBufferedReader(file, StandardCharsets.UTF_8));
         return parse(withOverrides(props, overrides), file.toString(), variables);
     }
 
@@ -124,18 +104,7 @@ public final class PolicyParser {
      * @throws PolicyException as {@link #load(Path)}
      */
     public static QosPolicy read(InputStream in, String source, Map<String, String> overrides) {
-        Properties props = new NoDuplicates(source);
-        try (Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
-            props.load(reader);
-        } catch (CharacterCodingException e) {
-            throw unreadable(source, "not valid UTF-8");
-        } catch (IOException e) {
-            throw unreadable(source, e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
-        } catch (PolicyException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            throw unreadable(source, e.getMessage());
-        }
+        Properties props = PolicyFiles.read(source, () -> new InputStreamReader(in, StandardCharsets.UTF_8));
         return parse(withOverrides(props, overrides), source, SYSTEM_VARIABLES);
     }
 
@@ -233,6 +202,12 @@ public final class PolicyParser {
         }
 
         QosPolicy.Builder b = applyAll(PolicyKeys.GLOBAL, null, QosPolicy.builder());
+        b.cookies(applyAll(PolicyKeys.SESSION_COOKIE, null, applyAll(PolicyKeys.TIER_COOKIE, null,
+                CookiePolicy.DEFAULTS)));
+        b.sessionTable(applyAll(PolicyKeys.SESSION_TABLE, null, SessionTablePolicy.DEFAULTS));
+        b.admission(applyAll(PolicyKeys.ADMISSION, null, AdmissionLimits.DEFAULTS));
+        ContentPolicy content = applyAll(PolicyKeys.CONTENT_PATHS, null, ContentPolicy.NONE);
+        b.streams(applyAll(PolicyKeys.STREAMS, null, StreamsPolicy.DEFAULTS));
         b.control(applyAll(PolicyKeys.CONTROL, null, ControlPolicy.DEFAULTS));
         for (String name : classNames) {
             b.replaceClass(applyAll(PolicyKeys.CLASS, name, ClassPolicy.named(name)));
@@ -240,8 +215,9 @@ public final class PolicyParser {
         for (int level : contentLevels) {
             ContentTrees.Tree t = applyAll(PolicyKeys.CONTENT, Integer.toString(level), new ContentTrees.Tree(level,
                     null));
-            b.contentPrefix(level, t.prefix());
+            content = content.withPrefix(level, t.prefix());
         }
+        b.content(content);
         b.bucketControl(applyAll(PolicyKeys.BUCKETS, null, BucketControl.DEFAULTS));
         for (String name : bucketNames) {
             b.addBucket(applyAll(PolicyKeys.BUCKET, name, BucketPolicy.named(name)));
@@ -327,15 +303,17 @@ public final class PolicyParser {
 
     /** Fails on a key that is not in the key table; records rule numbers and content levels. */
     private void checkKey(String key, List<String> classNames, Set<Integer> ruleNumbers, Set<Integer> contentLevels) {
-        if (PolicyKeys.GLOBAL.find(key) != null) {
-            return;
+        for (PolicyKeys.Section<?> plain : PolicyKeys.PLAIN) {
+            if (key.startsWith(plain.prefix()) && plain.find(key.substring(plain.prefix().length())) != null) {
+                return;
+            }
         }
         if (key.startsWith("content.")) {
             int dot = key.indexOf('.', 8);
             String level = dot < 0 ? key.substring(8) : key.substring(8, dot);
             String rest = dot < 0 ? "" : key.substring(dot + 1);
             if (!CONTENT_LEVEL.matcher(level).matches()) {
-                throw unknownKey(key, PolicyKeys.GLOBAL.names(null), "content keys are content.paths and "
+                throw unknownKey(key, plainNames(), "content keys are content.paths and "
                         + "content.<level>.prefix with a level 1.." + (ClassPolicy.Content.MAX_LEVELS - 1));
             }
             if (PolicyKeys.CONTENT.find(rest) == null) {
@@ -362,7 +340,7 @@ public final class PolicyParser {
                 for (String c : classNames) {
                     candidates.add("class." + c + "." + rest);
                 }
-                String near = nearest(key, candidates);
+                String near = KeySuggestions.nearest(key, candidates);
                 throw error(key, raw.get(key), "class " + name + " is not listed in classes (" + String.join(", ",
                         classNames) + ")" + (near != null ? "; did you mean " + near + "?" : ""));
             }
@@ -387,7 +365,7 @@ public final class PolicyParser {
             ruleNumbers.add(Integer.parseInt(number));
             return;
         }
-        List<String> candidates = new ArrayList<>(PolicyKeys.GLOBAL.names(null));
+        List<String> candidates = plainNames();
         candidates.addAll(PolicyKeys.CONTROL.names(null));
         for (String c : classNames) {
             candidates.addAll(PolicyKeys.CLASS.names(c));
@@ -396,7 +374,7 @@ public final class PolicyParser {
     }
 
     private PolicyException unknownKey(String key, List<String> candidates, String otherwise) {
-        String near = nearest(key, candidates);
+        String near = KeySuggestions.nearest(key, candidates);
         return error(key, raw.get(key), "unknown key; " + (near != null ? "did you mean " + near + "?" : otherwise));
     }
 
@@ -542,88 +520,24 @@ public final class PolicyParser {
         return source == null ? plain : plain.in(source);
     }
 
-    private static PolicyException unreadable(String file, String reason) {
-        return new PolicyException("cannot read policy file " + file + ": " + reason);
-    }
-
-    // ---- suggestions
-
     private static Set<String> secretKeys() {
         Set<String> keys = new HashSet<>();
-        for (Key<QosPolicy.Builder, ?> k : PolicyKeys.GLOBAL.keys()) {
-            if (k.type().secret()) {
-                keys.add(k.name());
+        for (PolicyKeys.Section<?> plain : PolicyKeys.PLAIN) {
+            for (Key<?, ?> k : plain.keys()) {
+                if (k.type().secret()) {
+                    keys.add(plain.prefix() + k.name());
+                }
             }
         }
         return Set.copyOf(keys);
     }
 
-    /**
-     * The candidate closest to {@code key} when the match is obvious: the same key spelled with other case
-     * or separators ({@code maxExecuting}), or at most a few typed characters off; else null.
-     */
-    private static String nearest(String key, List<String> candidates) {
-        String squashed = squash(key);
-        for (String c : candidates) {
-            if (squash(c).equals(squashed)) {
-                return c;
-            }
+    /** The keys without an id, in table order: the policy builder's and those of each record's section. */
+    private static List<String> plainNames() {
+        List<String> names = new ArrayList<>();
+        for (PolicyKeys.Section<?> plain : PolicyKeys.PLAIN) {
+            names.addAll(plain.names(null));
         }
-        int allowed = Math.max(1, Math.min(3, key.length() / 4));
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String c : candidates) {
-            int d = distance(key, c);
-            if (d < bestDistance) {
-                best = c;
-                bestDistance = d;
-            }
-        }
-        return bestDistance <= allowed ? best : null;
-    }
-
-    private static String squash(String s) {
-        return s.toLowerCase(Locale.ROOT).replace("-", "").replace("_", "").replace(".", "");
-    }
-
-    /** Levenshtein distance: insertions, deletions and substitutions. */
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
-    }
-
-    /**
-     * Properties that refuse a key given twice: {@link Properties#load} would silently keep the last one, and
-     * a pasted second {@code rule.1} block would quietly replace the first.
-     */
-    private static final class NoDuplicates extends Properties {
-
-        private final String source;
-
-        NoDuplicates(String source) {
-            this.source = source;
-        }
-
-        @Override
-        public synchronized Object put(Object key, Object value) {
-            if (containsKey(key)) {
-                throw new PolicyException(source + ": " + key + " appears more than once; give each key once");
-            }
-            return super.put(key, value);
-        }
+        return names;
     }
 }

@@ -120,4 +120,37 @@ public record Rule(Type type, List<String> values, String header, String service
     public static Rule header(String serviceClass, String header, String... values) {
         return new Rule(Type.HEADER, List.of(values), header, serviceClass);
     }
+
+    /**
+     * Checks the rule as the {@code n}th of a policy with these classes.
+     *
+     * @param k       the rule's key prefix, {@code rule.<n>}
+     * @param classes the policy's class names
+     * @return whether it is a {@code tier-cookie} rule (which needs a secret)
+     * @throws PolicyException naming the key and the value of the first problem
+     */
+    boolean check(String k, java.util.Set<String> classes) {
+        if (type == null) {
+            throw new PolicyException(k + ".type", "null", "required");
+        }
+        if (type == Type.TIER_COOKIE) {
+            return true;
+        }
+        if (serviceClass == null || !classes.contains(serviceClass)) {
+            throw new PolicyException(k + ".class", String.valueOf(serviceClass),
+                    "no such class; classes are " + classes);
+        }
+        if (type == Type.HEADER && (header == null || header.isBlank())) {
+            throw new PolicyException(k + ".header", String.valueOf(header), "a header rule needs the header name");
+        }
+        if (type != Type.HEADER && values.isEmpty()) {
+            throw new PolicyException(k + ".value", "", "a " + type.key() + " rule needs a value");
+        }
+        try {
+            valueMatcher();
+        } catch (IllegalArgumentException e) {
+            throw new PolicyException(k + ".value", String.join(", ", values), e.getMessage());
+        }
+        return false;
+    }
 }

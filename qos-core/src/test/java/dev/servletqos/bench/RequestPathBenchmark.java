@@ -121,7 +121,7 @@ public class RequestPathBenchmark {
         QosPolicy policy = QosPolicy.builder().maxExecuting(64).secret("bench-secret-0123456789abcdef")
                 .addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic").withLevels(2))
                 .addRule(Rule.path("premium", "/premium/"))
-                .maxNewSessionsPerAddress("on".equals(addressLimit) ? 1_000_000 : 0)
+                .admission(a -> a.withMaxNewSessionsPerAddress("on".equals(addressLimit) ? 1_000_000 : 0))
                 .control(ControlPolicy.DEFAULTS.withCapacity("auto".equals(capacity) ? ControlPolicy.Capacity.AUTO
                         : ControlPolicy.Capacity.FIXED)).build();
         engine = QosEngine.create(policy);

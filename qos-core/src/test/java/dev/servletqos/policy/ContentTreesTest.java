@@ -84,7 +84,7 @@ class ContentTreesTest {
     void theBuilderGivesTheContentTreesBack() {
         QosPolicy p = parse(CLASSES + "content.paths = /img/\ncontent.2.prefix = /lighter\n");
         assertEquals(p, p.toBuilder().build());
-        QosPolicy none = p.toBuilder().contentPaths(java.util.List.of()).contentPrefix(2, null).build();
+        QosPolicy none = p.toBuilder().content(c -> c.withPaths(java.util.List.of()).withPrefix(2, null)).build();
         assertSame(ContentTrees.NONE, none.contentTrees());
     }
 

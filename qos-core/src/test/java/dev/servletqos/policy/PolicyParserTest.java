@@ -93,18 +93,18 @@ class PolicyParserTest {
                 Rule.host("standard", "partners.example.com", "api.partners.example.com"),
                 Rule.header("standard", "X-Plan", "gold", "silver")), p.rules());
 
-        assertEquals("SHOPTIER", p.tierCookieName());
-        assertEquals(SigningKeys.of(SECRET, PREVIOUS), p.signingKeys());
-        assertTrue(p.signingKeys().configured() && p.signingKeys().hasPrevious());
-        assertEquals(Duration.ofDays(90), p.tierCookieMaxAge());
-        assertEquals("SHOPSESSION", p.sessionCookieName());
-        assertEquals(Duration.ofMinutes(20), p.sessionMaxAge());
-        assertEquals(50_000, p.sessionTableMaxEntries());
-        assertEquals(Duration.ofMinutes(15), p.sessionIdleTimeout());
-        assertEquals(100, p.totalQueuedTrigger());
-        assertEquals(4, p.higherQueuedTrigger());
-        assertEquals(429, p.rejectStatus());
-        assertEquals(Duration.ofSeconds(30), p.retryAfter());
+        assertEquals("SHOPTIER", p.cookies().tierName());
+        assertEquals(SigningKeys.of(SECRET, PREVIOUS), p.cookies().signingKeys());
+        assertTrue(p.cookies().signingKeys().configured() && p.cookies().signingKeys().hasPrevious());
+        assertEquals(Duration.ofDays(90), p.cookies().tierMaxAge());
+        assertEquals("SHOPSESSION", p.cookies().sessionName());
+        assertEquals(Duration.ofMinutes(20), p.cookies().sessionMaxAge());
+        assertEquals(50_000, p.sessionTable().maxEntries());
+        assertEquals(Duration.ofMinutes(15), p.sessionTable().idleTimeout());
+        assertEquals(100, p.admission().totalQueuedTrigger());
+        assertEquals(4, p.admission().higherQueuedTrigger());
+        assertEquals(429, p.admission().rejectStatus());
+        assertEquals(Duration.ofSeconds(30), p.admission().retryAfter());
 
         ControlPolicy control = p.control();
         assertEquals(ControlPolicy.Mode.RELATIVE, control.mode());
@@ -144,20 +144,20 @@ class PolicyParserTest {
         assertEquals(ControlPolicy.Admission.AUTO, p.control().admission());
         assertTrue(p.borrowing());
         assertEquals(List.of(), p.rules());
-        assertEquals("QOSTIER", p.tierCookieName());
-        assertFalse(p.signingKeys().configured());
-        assertFalse(p.signingKeys().hasPrevious());
-        assertFalse(p.tierCookieSecure());
-        assertFalse(p.sessionCookieSecure());
-        assertEquals(Duration.ofDays(365), p.tierCookieMaxAge());
-        assertEquals("QOSSESSION", p.sessionCookieName());
-        assertEquals(Duration.ofMinutes(30), p.sessionMaxAge());
-        assertEquals(100_000, p.sessionTableMaxEntries());
-        assertEquals(Duration.ofMinutes(30), p.sessionIdleTimeout());
-        assertEquals(0, p.totalQueuedTrigger());
-        assertEquals(0, p.higherQueuedTrigger());
-        assertEquals(503, p.rejectStatus());
-        assertEquals(Duration.ofSeconds(10), p.retryAfter());
+        assertEquals("QOSTIER", p.cookies().tierName());
+        assertFalse(p.cookies().signingKeys().configured());
+        assertFalse(p.cookies().signingKeys().hasPrevious());
+        assertFalse(p.cookies().tierSecure());
+        assertFalse(p.cookies().sessionSecure());
+        assertEquals(Duration.ofDays(365), p.cookies().tierMaxAge());
+        assertEquals("QOSSESSION", p.cookies().sessionName());
+        assertEquals(Duration.ofMinutes(30), p.cookies().sessionMaxAge());
+        assertEquals(100_000, p.sessionTable().maxEntries());
+        assertEquals(Duration.ofMinutes(30), p.sessionTable().idleTimeout());
+        assertEquals(0, p.admission().totalQueuedTrigger());
+        assertEquals(0, p.admission().higherQueuedTrigger());
+        assertEquals(503, p.admission().rejectStatus());
+        assertEquals(Duration.ofSeconds(10), p.admission().retryAfter());
         assertEquals(ControlPolicy.Mode.OFF, p.control().mode());
         assertEquals(Duration.ofSeconds(1), p.control().period());
         assertEquals(0.0, p.control().delayQuantile(), "the mean");
@@ -211,7 +211,7 @@ class PolicyParserTest {
         assertEquals(Duration.ofSeconds(5), maxWait("PT5S"));
         assertEquals(Duration.ofMillis(1500), maxWait("PT1.5S"));
         assertEquals(Duration.ofDays(30), PolicyParser.parse(props("classes = a\ntier-cookie.max-age = 30d"), "t")
-                .tierCookieMaxAge());
+                .cookies().tierMaxAge());
     }
 
     @Test

@@ -49,7 +49,7 @@ public final class SimEngine {
 
     SimEngine(QosPolicy policy, Clock clock) {
         this.engine = QosEngine.create(policy, clock);
-        this.cookieName = policy.sessionCookieName();
+        this.cookieName = policy.cookies().sessionName();
     }
 
     /**

@@ -31,7 +31,7 @@ final class Scenarios {
                         ClassPolicy.named("basic").withMaxQueue(30).withMaxWait(s(2)).withSessionRate(5))
                 // long enough that no pause within a visit (wait, service, think time) outlives the admission: an
                 // expired admission cookie is a new session, which the reconciliation would count as a second one
-                .sessionMaxAge(s(120))
+                .cookies(c -> c.withSessionMaxAge(s(120)))
                 .build();
     }
 

@@ -131,14 +131,15 @@ public final class Demo {
         log.printf(Locale.ROOT, "policy %s: %s, max-executing %d, triggers j=%d k=%d%n",
                 settings.config().policyFile() == null ? "(bundled qos-sample.properties)"
                         : settings.config().policyFile().toString(),
-                policy.scheduling().key(), policy.maxExecuting(), policy.totalQueuedTrigger(),
-                policy.higherQueuedTrigger());
+                policy.scheduling().key(), policy.maxExecuting(), policy.admission().totalQueuedTrigger(),
+                policy.admission().higherQueuedTrigger());
         if (settings.compared() != null) {
             QosPolicy c = settings.compared().config().policy();
             log.printf(Locale.ROOT, "compared with policy %s (%s): %s, max-executing %d, triggers j=%d k=%d%n",
                     settings.compared().name(), settings.compared().config().policyFile() == null
                             ? "bundled" : settings.compared().config().policyFile().toString(),
-                    c.scheduling().key(), c.maxExecuting(), c.totalQueuedTrigger(), c.higherQueuedTrigger());
+                    c.scheduling().key(), c.maxExecuting(), c.admission().totalQueuedTrigger(),
+                    c.admission().higherQueuedTrigger());
         }
         log.printf(Locale.ROOT, "a session = %s: %d requests, %.0f ms of worker time (cost scale %s)%n",
                 steps(), LoadGenerator.WORKLOAD.requests(false), settings.config().costs().sessionMillis(),
@@ -273,7 +274,7 @@ public final class Demo {
                         s.control().mode().key(), s.control().period().toMillis(), source(s.source()));
             }
             URI base = URI.create("http://127.0.0.1:" + server.port() + "/");
-            try (LoadGenerator gen = new LoadGenerator(base, config.policy().tierCookieName(), settings.profile(),
+            try (LoadGenerator gen = new LoadGenerator(base, config.policy().cookies().tierName(), settings.profile(),
                     settings.warmup(), capacity, SEED)) {
                 server.backend().setFactor(1);
                 gen.prepare();

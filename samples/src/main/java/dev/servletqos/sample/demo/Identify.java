@@ -59,7 +59,7 @@ public final class Identify {
             URI base = URI.create("http://127.0.0.1:" + server.port() + "/");
             Profile profile = Profile.parse("identify:" + seconds + ":" + multiple);
             IdentificationLaw[] law = new IdentificationLaw[1];
-            try (LoadGenerator gen = new LoadGenerator(base, on.policy().tierCookieName(), profile,
+            try (LoadGenerator gen = new LoadGenerator(base, on.policy().cookies().tierName(), profile,
                     LoadGenerator.WARMUP, capacity, SEED)) {
                 gen.prepare();
                 // The plant is far from linear where the class does not queue at all, or queues until its

@@ -71,14 +71,15 @@ final class Report {
                 .append(Instant.now().truncatedTo(ChronoUnit.SECONDS)).append(", ")
                 .append(String.format(Locale.ROOT, "%.0f s", seconds)).append(".<br>Policy: ")
                 .append(esc(policy.scheduling().key())).append(", max-executing ").append(policy.maxExecuting())
-                .append(", admission triggers j = ").append(policy.totalQueuedTrigger()).append(", k = ")
-                .append(policy.higherQueuedTrigger()).append(". ");
+                .append(", admission triggers j = ").append(policy.admission().totalQueuedTrigger()).append(", k = ")
+                .append(policy.admission().higherQueuedTrigger()).append(". ");
         if (settings.compared() != null) {
             QosPolicy c = settings.compared().config().policy();
             b.append("Compared with policy ").append(esc(settings.compared().name())).append(": ")
                     .append(esc(c.scheduling().key())).append(", max-executing ").append(c.maxExecuting())
-                    .append(", admission triggers j = ").append(c.totalQueuedTrigger()).append(", k = ")
-                    .append(c.higherQueuedTrigger()).append(", control mode ").append(esc(c.control().mode().key()))
+                    .append(", admission triggers j = ").append(c.admission().totalQueuedTrigger()).append(", k = ")
+                    .append(c.admission().higherQueuedTrigger()).append(", control mode ")
+                    .append(esc(c.control().mode().key()))
                     .append(". ");
         }
         b.append("Capacity ")

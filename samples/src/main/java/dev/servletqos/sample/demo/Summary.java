@@ -34,8 +34,8 @@ final class Summary {
                         : settings.config().policyFile().toString())
                 .field("scheduling", policy.scheduling().key())
                 .field("maxExecuting", policy.maxExecuting())
-                .field("admissionTotalQueued", policy.totalQueuedTrigger())
-                .field("admissionHigherQueued", policy.higherQueuedTrigger());
+                .field("admissionTotalQueued", policy.admission().totalQueuedTrigger())
+                .field("admissionHigherQueued", policy.admission().higherQueuedTrigger());
         j.name("classes").beginArray();
         for (ClassPolicy c : policy.classes()) {
             j.beginObject().field("name", c.name()).field("budget", c.capacity().budget())
