@@ -1,13 +1,13 @@
 package dev.servletqos.servlet;
 
 import dev.servletqos.Attributes;
-import dev.servletqos.Periodic;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Ticket;
 import dev.servletqos.jmx.QosMBeans;
 import dev.servletqos.policy.PolicyException;
-import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.runtime.AdapterSettings;
+import dev.servletqos.runtime.QosRuntime;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -19,15 +19,6 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Collections;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Server-side quality of service for one web application in any Servlet 6 container (Tomcat, Jetty ee10/ee11,
@@ -65,7 +56,8 @@ import java.util.concurrent.ScheduledExecutorService;
  *       application's class loader (for example {@code classpath:qos.properties} from
  *       {@code WEB-INF/classes}).</li>
  *   <li>{@code maxExecuting}, {@code scheduling}, {@code defaultClass}: override the file's
- *       {@code max-executing}, {@code scheduling} and {@code default-class}.</li>
+ *       {@code max-executing}, {@code scheduling} and {@code default-class}, as the setters of the same names do
+ *       ({@link AdapterSettings}: the same meaning on every adapter).</li>
  *   <li>{@code allowRequestOnlyFilters}: {@code true} lets the application start while filters after this one
  *       are mapped for {@code REQUEST} but not {@code ASYNC} dispatches (below); default {@code false}.</li>
  * </ul>
@@ -80,6 +72,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * {@value #ENGINE_ATTRIBUTE} (tier cookies, management). Keep {@code max-executing} below the container's
  * request threads with some headroom: a resumed request runs as a new container task.
  *
+ * <p>From code (an embedding application, a test): {@code new QosFilter(policy)} with a {@link QosPolicy}, or
+ * {@code new QosFilter(runtime)} with a {@link QosRuntime}; the {@code policy} init parameter is then not used.
+ *
  * <p>JMX: the engine's beans ({@link QosMBeans}) are registered on the platform MBean server, in the domain
  * {@value QosMBeans#DOMAIN}, under the engine id of the application's context path ({@code /} at the root), and
  * unregistered by {@link #destroy()}.
@@ -92,30 +87,80 @@ public class QosFilter implements Filter {
     public static final String CLASSPATH_PREFIX = "classpath:";
 
     private static final String TICKET_ATTRIBUTE = "dev.servletqos.ticket";
-    private static final List<String> INIT_PARAMETERS = List.of("policy", "maxExecuting", "scheduling",
-            "defaultClass", "allowRequestOnlyFilters");
-    private static final System.Logger log = System.getLogger(QosFilter.class.getName());
 
-    private volatile QosEngine engine;
-    private volatile ServletTickets.Waiting waiting;
+    private final AdapterSettings settings;
+    /** The runtime requests enter; null before {@link #init} and after {@link #destroy}. */
+    private volatile QosRuntime runtime;
     private ServletContext servletContext;
-    private ScheduledExecutorService sweeper;
-    private volatile Thread sweeperThread;
-    private volatile QosMBeans beans;
+
+    /** A filter to be given its policy file by the init parameter {@code policy} (web.xml). */
+    public QosFilter() {
+        this(new AdapterSettings());
+    }
+
+    /** A filter with a policy built in code: a new engine on it at each init. */
+    public QosFilter(QosPolicy policy) {
+        this(new AdapterSettings(policy));
+    }
+
+    /** A filter over a runtime built in code, started by {@link #init} and stopped by {@link #destroy}. */
+    public QosFilter(QosRuntime runtime) {
+        this(new AdapterSettings(runtime));
+    }
+
+    private QosFilter(AdapterSettings settings) {
+        this.settings = settings;
+    }
+
+    /** See {@link AdapterSettings#setMaxExecuting}: overrides the policy's, and changes a running engine at once. */
+    public void setMaxExecuting(int maxExecuting) {
+        settings.setMaxExecuting(maxExecuting);
+    }
+
+    public int getMaxExecuting() {
+        return settings.getMaxExecuting();
+    }
+
+    /** Overrides the policy's {@code scheduling} (strict-priority, weighted, ...) from the next start or reload. */
+    public void setScheduling(String scheduling) {
+        settings.setScheduling(scheduling);
+    }
+
+    public String getScheduling() {
+        return settings.getScheduling();
+    }
+
+    /** Overrides the policy's {@code default-class} from the next start or reload. */
+    public void setDefaultClass(String defaultClass) {
+        settings.setDefaultClass(defaultClass);
+    }
+
+    public String getDefaultClass() {
+        return settings.getDefaultClass();
+    }
 
     @Override
     public void init(FilterConfig config) throws ServletException {
         servletContext = config.getServletContext();
-        QosPolicy policy;
-        QosEngine e;
+        QosRuntime r;
         try {
-            policy = loadPolicy(config);
-            e = QosEngine.create(policy);
+            FilterParameters params = new FilterParameters(config, settings.inCode());
+            if (params.maxExecuting != null) {
+                settings.setMaxExecuting(params.maxExecuting);
+            }
+            if (params.scheduling != null) {
+                settings.setScheduling(params.scheduling);
+            }
+            if (params.defaultClass != null) {
+                settings.setDefaultClass(params.defaultClass);
+            }
             // JMX reloadPolicy (and policy.watch) read it again, with the init-params and the application's loader
             ClassLoader loader = Thread.currentThread().getContextClassLoader();
             ClassLoader app = loader != null ? loader : QosFilter.class.getClassLoader();
-            e.reloadFrom(() -> loadPolicy(config, app), policyFile(config));
-            checkLaterFiltersSeeResumedRequests(config);
+            ServletContext context = servletContext;
+            r = settings.open(b -> b.policyReader(o -> params.read(o, context, app), params.watchedFile(context),
+                    "policy " + params.policy), b -> b.engineId(context.getContextPath()).log(QosRuntime.Log.of(context::log, m -> context.log("WARNING: " + m))));
+            FilterMappings.checkLaterFiltersSeeResumedRequests(config, params.allowRequestOnlyFilters);
         } catch (PolicyException ex) {
             throw new ServletException("servlet-qos filter " + config.getFilterName() + ": bad policy: "
                     + ex.getMessage(), ex);
@@ -124,67 +169,39 @@ public class QosFilter implements Filter {
             servletContext.log("servlet-qos: WARNING: another adapter already published an engine in this "
                     + "context; requests now pass two QoS gates. Install one adapter per application.");
         }
-        servletContext.setAttribute(ENGINE_ATTRIBUTE, e);
-        sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "servlet-qos-expiry");
-            t.setDaemon(true);
-            sweeperThread = t;
-            return t;
-        });
-        e.start(Periodic.on(sweeper));
-        waiting = new ServletTickets.Waiting();
-        engine = e;
-        beans = QosMBeans.registerOrWarn(e, ManagementFactory.getPlatformMBeanServer(), QosMBeans.DOMAIN,
-                servletContext.getContextPath(), m -> servletContext.log("servlet-qos: WARNING: " + m));
-        servletContext.log("servlet-qos: " + policy.classes().size() + " classes, " + policy.scheduling().key()
-                + ", max-executing " + policy.maxExecuting() + " (policy " + config.getInitParameter("policy")
-                + ")");
+        servletContext.setAttribute(ENGINE_ATTRIBUTE, r.engine());
+        settings.start(r);
+        runtime = r;
     }
 
     /**
-     * Withdraws the engine (later requests pass straight through), answers every waiting request 503 with
-     * {@code Retry-After} at once, stops the engine and its expiry thread.
+     * Withdraws the runtime (later requests pass straight through) and stops it: every waiting request is answered
+     * 503 with {@code Retry-After} at once, the beans are withdrawn, the engine and its expiry thread stop.
      */
     @Override
     public void destroy() {
-        QosEngine e = engine;
-        engine = null;
-        QosMBeans.close(beans);
-        beans = null;
-        ServletTickets.Waiting w = waiting;
-        if (w != null) {
-            w.close();
-        }
-        if (e != null) {
-            e.stop();
-        }
-        if (sweeper != null) {
-            sweeper.shutdownNow();
-            Thread t = sweeperThread;
-            try {
-                // so that the container does not find the thread alive when it checks the application for leaks
-                if (t != null) {
-                    t.join(1_000);
-                }
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            sweeper = null;
-            sweeperThread = null;
-        }
-        if (servletContext != null && e != null && servletContext.getAttribute(ENGINE_ATTRIBUTE) == e) {
+        runtime = null;
+        QosRuntime r = settings.stop();
+        if (servletContext != null && r != null && servletContext.getAttribute(ENGINE_ATTRIBUTE) == r.engine()) {
             servletContext.removeAttribute(ENGINE_ATTRIBUTE);
         }
     }
 
+    /** The running runtime, or null before {@link #init} and after {@link #destroy}. */
+    public QosRuntime getRuntime() {
+        return runtime;
+    }
+
     /** The running engine, or null before {@link #init} and after {@link #destroy}. */
     public QosEngine getEngine() {
-        return engine;
+        QosRuntime r = runtime;
+        return r == null ? null : r.engine();
     }
 
     /** The engine's JMX beans while running, or null (before {@link #init}, after {@link #destroy}, or refused). */
     public QosMBeans getMBeans() {
-        return beans;
+        QosRuntime r = runtime;
+        return r == null ? null : r.mbeans();
     }
 
     @Override
@@ -201,119 +218,21 @@ public class QosFilter implements Filter {
                     : () -> chain.doFilter(request, response));
             return;
         }
-        QosEngine e = engine;
-        if (e == null || marked != null || req.getDispatcherType() != DispatcherType.REQUEST
+        QosRuntime r = runtime;
+        if (r == null || marked != null || req.getDispatcherType() != DispatcherType.REQUEST
                 || !(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
             // Only a request arriving from the client enters the engine.
             chain.doFilter(req, res);
             return;
         }
+        QosEngine e = r.engine();
         ServletRequestView view = new ServletRequestView(request);
         Ticket ticket = e.enter(view);
         // A filter runs in a chain that ends in a servlet: a dispatch of the request's path finds that servlet again.
-        ServletTickets.serve(waiting, ticket, ServletTickets.contentForward(e, ticket, view), true, request, response,
-                m -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, m),
+        ServletTickets.serve(r.waiting(), ticket, ServletTickets.contentForward(e, ticket, view), true, request,
+                response, m -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, m),
                 () -> chain.doFilter(request, response),
                 path -> ServletTickets.forward(request.getServletContext(), request, response, path),
                 () -> ServletTickets.contentLength(response));
-    }
-
-    /**
-     * Fails while a filter mapped after this one sees REQUEST but not ASYNC dispatches, unless allowed.
-     *
-     * @throws PolicyException naming the filters and the fix
-     */
-    private void checkLaterFiltersSeeResumedRequests(FilterConfig config) {
-        String allow = config.getInitParameter("allowRequestOnlyFilters");
-        if (allow != null && !allow.trim().equals("true") && !allow.trim().equals("false")) {
-            throw new PolicyException("init-param allowRequestOnlyFilters", allow, "must be true or false");
-        }
-        boolean allowed = allow != null && allow.trim().equals("true");
-        List<String> skipped = FilterMappings.requestOnlyAfter(config.getServletContext(), config.getFilterName());
-        if (skipped == null) {
-            if (!allowed) {
-                servletContext.log("servlet-qos: this container does not let the filter read the other filters' "
-                        + "mappings; make sure every filter mapped after " + config.getFilterName() + " has ASYNC "
-                        + "among its dispatcher types: a request that waited reaches it as an ASYNC dispatch "
-                        + "(on Tomcat, the QosValve checks this)");
-            }
-            return;
-        }
-        if (skipped.isEmpty()) {
-            return;
-        }
-        String problem = "the filters " + skipped + " are mapped after " + config.getFilterName() + " for REQUEST "
-                + "dispatches but not for ASYNC ones; a request that waited for a permit reaches them as an ASYNC "
-                + "dispatch and would skip them, exactly when the server is loaded";
-        if (allowed) {
-            servletContext.log("servlet-qos: " + problem + "; allowed by allowRequestOnlyFilters = true");
-            return;
-        }
-        throw new PolicyException("init-param allowRequestOnlyFilters", "false", problem + ". Add "
-                + "<dispatcher>ASYNC</dispatcher> to their <filter-mapping> (DispatcherType.ASYNC in "
-                + "addFilter/addMappingForUrlPatterns or @WebFilter(dispatcherTypes)), or, if skipping them is "
-                + "harmless, set the init parameter allowRequestOnlyFilters to true");
-    }
-
-    private static QosPolicy loadPolicy(FilterConfig config) {
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        return loadPolicy(config, loader != null ? loader : QosFilter.class.getClassLoader());
-    }
-
-    /** The policy file for policy.watch: null for a class-path resource. */
-    private static Path policyFile(FilterConfig config) {
-        String policy = config.getInitParameter("policy").trim();
-        return policy.startsWith(CLASSPATH_PREFIX) ? null : resolve(policy, config.getServletContext());
-    }
-
-    /** Reads the policy; {@code loader} finds a {@code classpath:} one (the application's, also on a JMX thread). */
-    private static QosPolicy loadPolicy(FilterConfig config, ClassLoader loader) {
-        for (String name : Collections.list(config.getInitParameterNames())) {
-            if (!INIT_PARAMETERS.contains(name)) {
-                throw new PolicyException("init-param " + name, config.getInitParameter(name),
-                        "unknown; the filter knows " + String.join(", ", INIT_PARAMETERS));
-            }
-        }
-        String policy = config.getInitParameter("policy");
-        if (policy == null || policy.isBlank()) {
-            throw new PolicyException("init-param policy", String.valueOf(policy), "required: a policy file "
-                    + "(absolute, or relative to the web application's root directory) or classpath:name");
-        }
-        policy = policy.trim();
-        String maxExecuting = config.getInitParameter("maxExecuting");
-        if (maxExecuting != null && !maxExecuting.trim().matches("[0-9]{1,9}")) {
-            throw new PolicyException("init-param maxExecuting", maxExecuting, "not a non-negative integer");
-        }
-        Map<String, String> overrides = PolicyParser.adapterOverrides(maxExecuting,
-                config.getInitParameter("scheduling"), config.getInitParameter("defaultClass"));
-        if (policy.startsWith(CLASSPATH_PREFIX)) {
-            String name = policy.substring(CLASSPATH_PREFIX.length());
-            name = name.startsWith("/") ? name.substring(1) : name;
-            URL url = loader.getResource(name);
-            if (url == null) {
-                throw new PolicyException("init-param policy", policy,
-                        "no such resource on the web application's class path");
-            }
-            try {
-                return PolicyParser.read(url.openStream(), policy, overrides);
-            } catch (IOException ex) {
-                throw new PolicyException("init-param policy", policy, "cannot read it: " + ex);
-            }
-        }
-        Path file = resolve(policy, config.getServletContext());
-        if (!Files.isRegularFile(file)) {
-            throw new PolicyException("init-param policy", policy, "no such file: " + file);
-        }
-        return PolicyParser.load(file, overrides);
-    }
-
-    /** An absolute path as is; a relative one against the application's root directory, else the working dir. */
-    private static Path resolve(String policy, ServletContext context) {
-        Path file = Path.of(policy);
-        if (file.isAbsolute()) {
-            return file;
-        }
-        String root = context.getRealPath("/");
-        return (root != null ? Path.of(root).resolve(file) : file).toAbsolutePath().normalize();
     }
 }

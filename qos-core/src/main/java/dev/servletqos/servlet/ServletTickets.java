@@ -5,6 +5,7 @@ import dev.servletqos.QosEngine;
 import dev.servletqos.Rejection;
 import dev.servletqos.RequestView;
 import dev.servletqos.Ticket;
+import dev.servletqos.runtime.Waiting;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -20,8 +21,6 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Enumeration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -36,7 +35,7 @@ import java.util.function.LongSupplier;
  *
  * <p>The adapter keeps two things to itself: marking the request so that the second pass of a resumed request
  * (an {@code ASYNC} dispatch, which runs the valve pipeline and the filter chain again) goes straight to the
- * application, and one {@link Waiting} per start, closed when it stops. Safe from any thread.
+ * application, and the runtime's {@link Waiting}, closed when it stops. Safe from any thread.
  */
 public final class ServletTickets {
 
@@ -384,9 +383,9 @@ public final class ServletTickets {
         ParkedRequest parked = new ParkedRequest(waiting, ticket, async, request.getHeader("Accept"),
                 request.getMethod(), bytes);
         async.addListener(parked);
-        waiting.requests.add(parked);
+        waiting.add(parked);
         ticket.await(parked);
-        if (waiting.closed) {
+        if (waiting.closed()) {
             // The adapter began to stop after this request entered: its loop over the waiting requests may have
             // run before this one was added.
             parked.abandon();
@@ -421,33 +420,11 @@ public final class ServletTickets {
     }
 
     /**
-     * The requests one servlet-level adapter has suspended and that are still waiting, so that a stop can answer
-     * them (503 with {@code Retry-After}) instead of leaving them to the container's timeout after their maximum
-     * wait. An adapter makes one when it starts and closes it when it stops. Thread-safe.
-     */
-    public static final class Waiting {
-        private final Set<ParkedRequest> requests = ConcurrentHashMap.newKeySet();
-        private volatile boolean closed;
-
-        /**
-         * Nothing will resume the waiting requests any more: each is answered 503 with {@code Retry-After} on a
-         * container thread, and so is one that parks after this or is granted a permit meanwhile (its permit is
-         * released as declined). Returns at once, without waiting for the answers to be written.
-         */
-        public void close() {
-            closed = true;
-            for (ParkedRequest p : requests) {
-                p.abandon();
-            }
-        }
-    }
-
-    /**
      * A waiting request: resumed by the engine's grant, answered on expiry or when the adapter stops, released on
      * completion. Whoever comes first of the grant, the engine's expiry, the stop and the container's timeout takes
      * the request; the others leave it alone.
      */
-    private static final class ParkedRequest implements AsyncListener, Ticket.Listener {
+    private static final class ParkedRequest implements AsyncListener, Ticket.Listener, Waiting.Waiter {
         private final Waiting waiting;
         private final Ticket ticket;
         private final AsyncContext async;
@@ -470,11 +447,11 @@ public final class ServletTickets {
 
         @Override
         public void granted(Ticket t) {
-            waiting.requests.remove(this);
+            waiting.remove(this);
             if (!taken.compareAndSet(false, true)) {
                 return; // the container timed the request out first; onComplete releases the permit
             }
-            if (waiting.closed) {
+            if (waiting.closed()) {
                 // the adapter stops: its application may be stopping too
                 declined = true;
                 answerOnContainerThread(ticket.busyRejection());
@@ -501,7 +478,7 @@ public final class ServletTickets {
 
         @Override
         public void expired(Ticket t) {
-            waiting.requests.remove(this);
+            waiting.remove(this);
             if (taken.compareAndSet(false, true)) {
                 // Called on the engine's expiry sweep or on the thread of a request that just entered: a client
                 // that reads slowly must not hold either while its 503 is written.
@@ -510,9 +487,10 @@ public final class ServletTickets {
         }
 
         /** The adapter stops: nothing will grant a permit any more. */
-        void abandon() {
+        @Override
+        public void abandon() {
             if (ticket.cancel()) {
-                waiting.requests.remove(this);
+                waiting.remove(this);
                 if (taken.compareAndSet(false, true)) {
                     answerOnContainerThread(ticket.rejection());
                 }
@@ -545,7 +523,7 @@ public final class ServletTickets {
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            waiting.requests.remove(this);
+            waiting.remove(this);
             // Normally the engine expires the ticket seconds before this backstop fires. If a permit was just
             // granted but the resume has not happened, the container gives up anyway: answer 503 here and let
             // onComplete release the permit.
@@ -567,7 +545,7 @@ public final class ServletTickets {
          */
         @Override
         public void onError(AsyncEvent event) {
-            waiting.requests.remove(this);
+            waiting.remove(this);
             if (ticket.cancel() && taken.compareAndSet(false, true)) {
                 try {
                     async.complete();
@@ -579,7 +557,7 @@ public final class ServletTickets {
 
         @Override
         public void onComplete(AsyncEvent event) {
-            waiting.requests.remove(this);
+            waiting.remove(this);
             if (declined) {
                 ticket.decline();
             } else {
