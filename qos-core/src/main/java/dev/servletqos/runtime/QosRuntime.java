@@ -28,7 +28,9 @@ import javax.management.MBeanServer;
  * the container's threads, {@link #start()} and {@link #stop()}. An adapter gathers what only its container knows
  * (its scheduler, its MBean server, its thread count) into a {@link Builder} and then only enters requests.
  * <pre>{@code
- * QosRuntime runtime = QosRuntime.of(QosPolicy.builder().classes("premium", "basic").maxExecuting(16).build())
+ * QosPolicy policy = QosPolicy.builder().addClass(ClassPolicy.named("premium")).addClass(ClassPolicy.named("basic"))
+ *         .maxExecuting(16).build();
+ * QosRuntime runtime = QosRuntime.of(policy)     // or QosRuntime.ofFile(Path.of("conf/qos.properties"))
  *         .attach(QosMetrics.binder(registry))   // optional meters
  *         .build();
  * runtime.start();                               // periodic work on a daemon thread, beans on the platform server

@@ -41,9 +41,10 @@ import org.apache.juli.logging.LogFactory;
  *
  * <p>Attributes (JavaBean setters, as server.xml sets them): {@code policy} (required: the policy file,
  * relative to {@code catalina.base} unless absolute), overrides of its most changed settings:
- * {@code maxExecuting}, {@code scheduling}, {@code defaultClass}, and {@code allowRequestOnlyFilters}. Keep
- * {@code max-executing} below the connector's {@code maxThreads} with some headroom: a resumed request runs as a
- * new executor task.
+ * {@code maxExecuting}, {@code scheduling}, {@code defaultClass} (the same meaning on every adapter:
+ * {@link AdapterSettings}), and {@code allowRequestOnlyFilters}. From code: {@code new QosValve(policy)} with a
+ * {@link QosPolicy}, or {@code new QosValve(runtime)} with a {@link QosRuntime}. Keep {@code max-executing} below
+ * the connector's {@code maxThreads} with some headroom: a resumed request runs as a new executor task.
  *
  * <p>JMX: the valve itself is described by the {@code mbeans-descriptors.xml} beside this class, and registered
  * by Tomcat as its valves are ({@code Catalina:type=Valve,host=..,context=..,name=QosValve}); at start it also
