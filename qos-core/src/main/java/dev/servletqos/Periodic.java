@@ -7,8 +7,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The one seam through which the engine runs its periodic work (the expiry sweep, the control loop): each
- * adapter fills it with its container's scheduler (Tomcat's utility executor, Jetty's {@code Scheduler}, a
- * daemon thread for the filter); a simulation fills it with its own event queue. The engine never starts a
+ * adapter's {@link dev.servletqos.runtime.QosRuntime} fills it with its container's scheduler (Tomcat's utility
+ * executor, Jetty's {@code Scheduler}, or a daemon thread of the runtime's own for the filter); a simulation fills
+ * it with its own event queue. The engine never starts a
  * thread of its own.
  */
 @FunctionalInterface

@@ -473,10 +473,10 @@ public final class QosEngine {
     /**
      * Tells the engine how many worker threads the container has: the ceiling of {@code max-executing} becomes
      * at most {@code threads} minus an eighth of them (at least 2), because a resumed request is a new task on
-     * the same pool and the container needs threads of its own. Adapters call it at start when they can read
-     * the pool's size (Tomcat's connectors, Jetty's server thread pool); the filter cannot. Only with
-     * {@code control.capacity = auto}: a fixed {@code max-executing} stays as configured (the Jetty adapter warns
-     * when it is not below the pool; the Tomcat valve does not).
+     * the same pool and the container needs threads of its own. The runtime calls it at start when its adapter can
+     * read the pool's size (Tomcat's connectors, Jetty's server thread pool); the filter cannot. Only with
+     * {@code control.capacity = auto}: a fixed {@code max-executing} stays as configured (the runtime warns when it
+     * is not below the pool).
      *
      * @return the ceiling now in force
      * @throws IllegalArgumentException if {@code threads} is below 1

@@ -122,6 +122,19 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         this.status = new Cached<>(engine::controlStatus, cacheNanos);
     }
 
+    /**
+     * The engine's meters bound to {@code registry} at each start of a runtime and removed at each stop:
+     * {@code QosRuntime.builder()...attach(QosMetrics.binder(registry))}.
+     */
+    public static java.util.function.Function<QosEngine, AutoCloseable> binder(MeterRegistry registry) {
+        java.util.Objects.requireNonNull(registry, "registry");
+        return engine -> {
+            QosMetrics m = new QosMetrics(engine);
+            m.bindTo(registry);
+            return m;
+        };
+    }
+
     private EngineSnapshot snapshot() {
         return snapshot.get();
     }

@@ -1,6 +1,6 @@
 package dev.servletqos.testkit;
 
-import dev.servletqos.servlet.ContentLevels;
+import dev.servletqos.Attributes;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletRequestAttributeEvent;
 import jakarta.servlet.ServletRequestAttributeListener;
@@ -159,7 +159,9 @@ public final class TestServlets {
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
             TestApp.work(TestApp.millis(req.getParameter("ms")));
             resp.setContentType("text/plain");
-            resp.getWriter().print("level " + ContentLevels.level(req) + " of " + ContentLevels.levels(req));
+            Object levels = req.getAttribute(Attributes.LEVELS);
+            resp.getWriter().print("level " + Attributes.level(req.getAttribute(Attributes.LEVEL), levels) + " of "
+                    + Attributes.levels(levels));
         }
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.Rule;
+import dev.servletqos.runtime.QosRuntime;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -181,6 +182,36 @@ class QosHandlerConfigurationTest {
             assertEquals("ok gold", body(jetty, "/work", "gold"));
             assertEquals("ok rest", body(jetty, "/work", null));
             assertSame(policy, jetty.qos().getEngine().policy());
+        } finally {
+            jetty.close();
+        }
+    }
+
+    /**
+     * A runtime built in Java is started with the handler and stopped with it; the handler's setter changes the
+     * running engine at once and is kept by the runtime for a later reload.
+     */
+    @Test
+    void aRuntimeBuiltInJava() throws Exception {
+        QosPolicy policy = QosPolicy.builder()
+                .addClass(ClassPolicy.named("gold").withBudget(2))
+                .addClass(ClassPolicy.named("rest").withBudget(2))
+                .maxExecuting(4)
+                .addRule(Rule.header("gold", "X-Tier", "gold").asTrusted())
+                .build();
+        QosRuntime runtime = QosRuntime.of(policy).noMBeans().build();
+        QosHandler qos = new QosHandler(runtime, null);
+        EmbeddedJetty jetty = new EmbeddedJetty(qos, 24);
+        try {
+            jetty.startServer();
+            assertTrue(runtime.running());
+            assertSame(runtime, qos.getRuntime());
+            assertEquals("ok gold", body(jetty, "/work", "gold"));
+            assertEquals("ok rest", body(jetty, "/work", null));
+            qos.setMaxExecuting(3);
+            assertEquals(3, runtime.engine().snapshot().maxExecuting());
+            jetty.server.stop();
+            assertFalse(runtime.running(), "stopped with the handler");
         } finally {
             jetty.close();
         }

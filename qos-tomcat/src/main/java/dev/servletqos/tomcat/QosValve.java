@@ -2,26 +2,20 @@ package dev.servletqos.tomcat;
 
 import dev.servletqos.Attributes;
 import dev.servletqos.EngineSnapshot;
-import dev.servletqos.Periodic;
 import dev.servletqos.QosEngine;
 import dev.servletqos.Ticket;
 import dev.servletqos.jmx.QosMBeans;
 import dev.servletqos.policy.PolicyException;
-import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.runtime.AdapterSettings;
+import dev.servletqos.runtime.QosRuntime;
 import dev.servletqos.servlet.ServletRequestView;
 import dev.servletqos.servlet.ServletTickets;
 import jakarta.servlet.ServletException;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.catalina.Container;
 import org.apache.catalina.Context;
-import org.apache.catalina.Engine;
 import org.apache.catalina.Lifecycle;
 import org.apache.catalina.LifecycleListener;
 import org.apache.catalina.LifecycleException;
@@ -30,9 +24,6 @@ import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ValveBase;
 import org.apache.juli.logging.Log;
 import org.apache.juli.logging.LogFactory;
-import org.apache.tomcat.util.descriptor.web.FilterDef;
-import org.apache.tomcat.util.modeler.Registry;
-import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 /**
  * Server-side quality of service for one Tomcat Context: one line in the Context's XML,
@@ -50,9 +41,10 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  *
  * <p>Attributes (JavaBean setters, as server.xml sets them): {@code policy} (required: the policy file,
  * relative to {@code catalina.base} unless absolute), overrides of its most changed settings:
- * {@code maxExecuting}, {@code scheduling}, {@code defaultClass}, and {@code allowRequestOnlyFilters}. Keep
- * {@code max-executing} below the connector's {@code maxThreads} with some headroom: a resumed request runs as a
- * new executor task.
+ * {@code maxExecuting}, {@code scheduling}, {@code defaultClass} (the same meaning on every adapter:
+ * {@link AdapterSettings}), and {@code allowRequestOnlyFilters}. From code: {@code new QosValve(policy)} with a
+ * {@link QosPolicy}, or {@code new QosValve(runtime)} with a {@link QosRuntime}. Keep {@code max-executing} below
+ * the connector's {@code maxThreads} with some headroom: a resumed request runs as a new executor task.
  *
  * <p>JMX: the valve itself is described by the {@code mbeans-descriptors.xml} beside this class, and registered
  * by Tomcat as its valves are ({@code Catalina:type=Valve,host=..,context=..,name=QosValve}); at start it also
@@ -67,63 +59,68 @@ public class QosValve extends ValveBase {
 
     private static final Log log = LogFactory.getLog(QosValve.class);
     private static final String TICKET_NOTE = "dev.servletqos.ticket";
-    /** Tomcat's WebSocket filter: mapped for REQUEST only, and harmless here, since a handshake never waits. */
-    private static final String WEBSOCKET_FILTER = "org.apache.tomcat.websocket.server.WsFilter";
 
-    private String policy;
-    private Integer maxExecuting;
-    private String scheduling;
-    private String defaultClass;
+    private final AdapterSettings settings;
     private boolean allowRequestOnlyFilters;
 
-    /** The engine requests enter; null when stopped, and set to null first when the context begins to stop. */
-    private volatile QosEngine engine;
-    /** The engine this start made, stopped by {@link #stopInternal()}. */
-    private QosEngine started;
-    private volatile ServletTickets.Waiting waiting;
+    /** The runtime requests enter; null when stopped, and set to null first when the context begins to stop. */
+    private volatile QosRuntime runtime;
     private LifecycleListener contextEvents;
-    private ScheduledExecutorService ownExecutor;
-    private volatile QosMBeans beans;
 
+    /** A valve to be given a policy file ({@link #setPolicy(String)}), as server.xml does. */
     public QosValve() {
-        super(true);
+        this(new AdapterSettings());
     }
 
-    /** The policy file; relative paths are resolved against {@code catalina.base}. Required. */
+    /** A valve with a policy built in code: a new engine on it at each start; {@link #setPolicy} is not used. */
+    public QosValve(QosPolicy policy) {
+        this(new AdapterSettings(policy));
+    }
+
+    /** A valve over a runtime built in code, started and stopped with the valve (see {@link AdapterSettings}). */
+    public QosValve(QosRuntime runtime) {
+        this(new AdapterSettings(runtime));
+    }
+
+    private QosValve(AdapterSettings settings) {
+        super(true);
+        this.settings = settings;
+    }
+
+    /** The policy file; relative paths are resolved against {@code catalina.base}. Required unless given in code. */
     public void setPolicy(String policy) {
-        this.policy = policy;
+        settings.setPolicy(policy);
     }
 
     public String getPolicy() {
-        return policy;
+        return settings.getPolicy();
     }
 
-    /** Overrides the file's {@code max-executing}. */
+    /** See {@link AdapterSettings#setMaxExecuting}: overrides the policy's, and changes a running engine at once. */
     public void setMaxExecuting(int maxExecuting) {
-        this.maxExecuting = maxExecuting;
+        settings.setMaxExecuting(maxExecuting);
     }
 
     public int getMaxExecuting() {
-        QosEngine e = engine;
-        return e != null ? e.snapshot().maxExecuting() : maxExecuting == null ? 0 : maxExecuting;
+        return settings.getMaxExecuting();
     }
 
-    /** Overrides the file's {@code scheduling} (strict-priority, weighted, ...). */
+    /** Overrides the policy's {@code scheduling} (strict-priority, weighted, ...) from the next start or reload. */
     public void setScheduling(String scheduling) {
-        this.scheduling = scheduling;
+        settings.setScheduling(scheduling);
     }
 
     public String getScheduling() {
-        return scheduling;
+        return settings.getScheduling();
     }
 
-    /** Overrides the file's {@code default-class}. */
+    /** Overrides the policy's {@code default-class} from the next start or reload. */
     public void setDefaultClass(String defaultClass) {
-        this.defaultClass = defaultClass;
+        settings.setDefaultClass(defaultClass);
     }
 
     public String getDefaultClass() {
-        return defaultClass;
+        return settings.getDefaultClass();
     }
 
     /**
@@ -139,55 +136,43 @@ public class QosValve extends ValveBase {
         return allowRequestOnlyFilters;
     }
 
+    /** The running runtime, or null before start. */
+    public QosRuntime getRuntime() {
+        return runtime;
+    }
+
     /** The running engine, or null before start. */
     public QosEngine getEngine() {
-        return engine;
+        QosRuntime r = runtime;
+        return r == null ? null : r.engine();
     }
 
     /** The engine's JMX beans while started, or null (stopped, or refused by the MBean server). */
     public QosMBeans getMBeans() {
-        return beans;
+        QosRuntime r = runtime;
+        return r == null ? null : r.mbeans();
     }
 
     /** The ObjectName of the engine's JMX bean while started, or null: where its class and controller beans are. */
     public String getEngineObjectName() {
-        QosMBeans b = beans;
+        QosMBeans b = getMBeans();
         return b == null ? null : b.names().get(0).toString();
     }
 
     @Override
     protected void startInternal() throws LifecycleException {
-        QosPolicy p;
-        QosEngine e;
+        QosRuntime r;
         try {
-            p = loadPolicy();
-            e = QosEngine.create(p);
-            // JMX reloadPolicy (and policy.watch) read the file again, with the valve's overrides
-            e.reloadFrom(this::loadPolicy, policyFile());
+            r = settings.open(b -> b.policyFile(TomcatContainer.policyFile(settings.getPolicy())),
+                    b -> TomcatContainer.fill(b, getContainer(), getDomain(), log));
         } catch (PolicyException ex) {
             throw new LifecycleException("QosValve: bad policy: " + ex.getMessage(), ex);
         }
         if (getContainer() instanceof Context) {
-            ((Context) getContainer()).getServletContext().setAttribute(ENGINE_ATTRIBUTE, e);
+            ((Context) getContainer()).getServletContext().setAttribute(ENGINE_ATTRIBUTE, r.engine());
         }
-        ScheduledExecutorService executor = utilityExecutor();
-        if (executor == null) {
-            ownExecutor = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "servlet-qos-expiry");
-                t.setDaemon(true);
-                return t;
-            });
-            executor = ownExecutor;
-        }
-        int threads = connectorThreads();
-        if (threads > 0) {
-            e.fitToThreads(threads);
-        }
-        e.start(Periodic.on(executor));
-        started = e;
-        registerBeans(e);
-        waiting = new ServletTickets.Waiting();
-        engine = e;
+        settings.start(r);
+        runtime = r;
         // A stopping Context first waits up to its unloadDelay for asynchronous requests (waiting ones are), then
         // stops its servlets, and its valves last: answer the waiting requests before all that.
         // A starting Context starts its valves before its ServletContainerInitializers and listeners run, which may
@@ -206,37 +191,17 @@ public class QosValve extends ValveBase {
                 checkFiltersSeeResumedRequests(); // added to a Context that is running already
             }
         }
-        log.info("servlet-qos: " + p.classes().size() + " classes, " + p.scheduling().key() + ", max-executing "
-                + p.maxExecuting() + " (policy " + policy + ")");
         super.startInternal();
     }
 
-    /**
-     * Withdraws the engine (if the context's stop has not already done so), stops it and its expiry thread, and
-     * withdraws the published engine.
-     */
+    /** Withdraws and stops the runtime (if the context's stop has not already done so) and the published engine. */
     @Override
     protected void stopInternal() throws LifecycleException {
         super.stopInternal();
         withdrawEngine();
-        closeBeans();
         if (contextEvents != null) {
             getContainer().removeLifecycleListener(contextEvents);
             contextEvents = null;
-        }
-        if (started != null) {
-            started.stop();
-            started = null;
-        }
-        if (ownExecutor != null) {
-            ownExecutor.shutdownNow();
-            try {
-                // so that no thread of the engine outlives the application
-                ownExecutor.awaitTermination(1, TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            ownExecutor = null;
         }
         if (getContainer() instanceof Context) {
             ((Context) getContainer()).getServletContext().removeAttribute(ENGINE_ATTRIBUTE);
@@ -244,36 +209,13 @@ public class QosValve extends ValveBase {
     }
 
     /**
-     * Registers the engine's beans beside Tomcat's own: its MBean server, its container's domain, and the web
-     * module's name {@code //host/path} as the engine id. A refusal costs the management view, not the protection.
-     */
-    private void registerBeans(QosEngine e) {
-        String domain = getDomain() != null ? getDomain() : QosMBeans.DOMAIN;
-        String id = "/";
-        if (getContainer() instanceof Context context) {
-            String host = context.getParent() != null ? context.getParent().getName() : "";
-            id = "//" + host + (context.getPath().isEmpty() ? "/" : context.getPath());
-        }
-        beans = QosMBeans.registerOrWarn(e, Registry.getRegistry(null).getMBeanServer(), domain, id,
-                m -> log.warn("servlet-qos: " + m));
-    }
-
-    /** Unregisters the engine's JMX beans, if registered. */
-    private void closeBeans() {
-        QosMBeans.close(beans);
-        beans = null;
-    }
-
-    /**
-     * Ends the engine's use: later requests pass straight through, and every waiting request is answered 503 with
-     * {@code Retry-After} now, while the application still runs, instead of at the container's timeout.
+     * Ends the runtime's use: later requests pass straight through, and every waiting request is answered 503 with
+     * {@code Retry-After} now, while the application still runs, instead of at the container's timeout; then the
+     * runtime stops (its beans withdrawn, its periodic work ended).
      */
     private void withdrawEngine() {
-        engine = null;
-        ServletTickets.Waiting w = waiting;
-        if (w != null) {
-            w.close();
-        }
+        runtime = null;
+        settings.stop();
     }
 
     /**
@@ -287,15 +229,7 @@ public class QosValve extends ValveBase {
         if (!(getContainer() instanceof Context context)) {
             return;
         }
-        Set<String> skipped = new TreeSet<>();
-        for (FilterMap m : context.findFilterMaps()) {
-            int dispatches = m.getDispatcherMapping();
-            FilterDef def = context.findFilterDef(m.getFilterName());
-            if ((dispatches & FilterMap.REQUEST) != 0 && (dispatches & FilterMap.ASYNC) == 0
-                    && (def == null || !WEBSOCKET_FILTER.equals(def.getFilterClass()))) {
-                skipped.add(m.getFilterName());
-            }
-        }
+        Set<String> skipped = TomcatContainer.requestOnlyFilters(context);
         if (skipped.isEmpty()) {
             return;
         }
@@ -306,65 +240,11 @@ public class QosValve extends ValveBase {
             log.warn("servlet-qos: " + problem + " Allowed by allowRequestOnlyFilters=\"true\".");
             return;
         }
-        withdrawEngine();
-        if (started != null) {
-            started.stop(); // the failed Context may stay deployed: no sweep runs for it meanwhile, no beans left
-        }
-        closeBeans();
+        withdrawEngine(); // the failed Context may stay deployed: no sweep runs for it meanwhile, no beans left
         throw new IllegalStateException("QosValve: " + problem + " Add <dispatcher>ASYNC</dispatcher> to their "
                 + "<filter-mapping> (DispatcherType.ASYNC in addMappingForUrlPatterns or @WebFilter(dispatcherTypes),"
                 + " setDispatcherTypes on a Spring Boot FilterRegistrationBean), or, if skipping them is harmless, set "
                 + "allowRequestOnlyFilters=\"true\" on the valve.");
-    }
-
-    private QosPolicy loadPolicy() {
-        return PolicyParser.load(policyFile(), PolicyParser.adapterOverrides(maxExecuting, scheduling, defaultClass));
-    }
-
-    /** The policy file: the {@code policy} attribute, relative to {@code catalina.base}. */
-    private Path policyFile() {
-        if (policy == null || policy.isBlank()) {
-            throw new PolicyException("policy", String.valueOf(policy),
-                    "the valve needs a policy file (attribute policy=\"conf/qos.properties\")");
-        }
-        Path file = Path.of(policy);
-        if (!file.isAbsolute()) {
-            String base = System.getProperty("catalina.base");
-            if (base != null) {
-                file = Path.of(base).resolve(file);
-            }
-        }
-        return file;
-    }
-
-    /** The fewest worker threads of the service's connectors (their executor's or their own), or 0 if unknown. */
-    private int connectorThreads() {
-        org.apache.catalina.Service service = service();
-        if (service == null) {
-            return 0;
-        }
-        int least = 0;
-        for (org.apache.catalina.connector.Connector connector : service.findConnectors()) {
-            if (connector.getProtocolHandler() instanceof org.apache.coyote.AbstractProtocol<?> protocol
-                    && protocol.getMaxThreads() > 0) {
-                least = least == 0 ? protocol.getMaxThreads() : Math.min(least, protocol.getMaxThreads());
-            }
-        }
-        return least;
-    }
-
-    private ScheduledExecutorService utilityExecutor() {
-        org.apache.catalina.Service service = service();
-        return service == null || service.getServer() == null ? null : service.getServer().getUtilityExecutor();
-    }
-
-    /** The service of the engine this valve's container belongs to, or null outside one. */
-    private org.apache.catalina.Service service() {
-        Container c = getContainer();
-        while (c != null && !(c instanceof Engine)) {
-            c = c.getParent();
-        }
-        return c == null ? null : ((Engine) c).getService();
     }
 
     @Override
@@ -379,16 +259,17 @@ public class QosValve extends ValveBase {
                     ? () -> forward(request, response, forward) : () -> getNext().invoke(request, response));
             return;
         }
-        QosEngine e = engine;
-        if (e == null) {
+        QosRuntime r = runtime;
+        if (r == null) {
             getNext().invoke(request, response);
             return;
         }
+        QosEngine e = r.engine();
         ServletRequestView view = new ServletRequestView(request);
         Ticket ticket = e.enter(view);
         // A path mapped to no servlet (Tomcat answers it 404, or an error page does) has no request dispatcher: such
         // a request cannot be resumed by AsyncContext.dispatch(), so it is refused rather than parked.
-        ServletTickets.serve(waiting, ticket, ServletTickets.contentForward(e, ticket, view),
+        ServletTickets.serve(r.waiting(), ticket, ServletTickets.contentForward(e, ticket, view),
                 request.getWrapper() != null, request, response, m -> request.setNote(TICKET_NOTE, m),
                 () -> getNext().invoke(request, response), path -> forward(request, response, path),
                 response::getContentWritten);
@@ -406,7 +287,7 @@ public class QosValve extends ValveBase {
 
     /** The engine's state, for tests and management. */
     public EngineSnapshot snapshot() {
-        QosEngine e = engine;
+        QosEngine e = getEngine();
         return e == null ? null : e.snapshot();
     }
 }

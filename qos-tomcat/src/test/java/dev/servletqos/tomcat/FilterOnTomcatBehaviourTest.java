@@ -1,9 +1,13 @@
 package dev.servletqos.tomcat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
 import dev.servletqos.servlet.QosFilter;
 import dev.servletqos.testkit.AdapterBehaviourSuite;
 import dev.servletqos.testkit.QosServer;
@@ -106,6 +110,37 @@ class FilterOnTomcatBehaviourTest extends AdapterBehaviourSuite {
             assertEquals("ok premium", client.send(request("/work").header("X-Tier", "premium").build(),
                     HttpResponse.BodyHandlers.ofString()).body());
         }
+    }
+
+    /** A policy built in code, no file and no init parameter: what an embedding application gives the filter. */
+    @Test
+    void aPolicyBuiltInCodeAdmitsRequestsAndServesTheirClasses() throws Exception {
+        QosPolicy policy = QosPolicy.builder()
+                .addClass(ClassPolicy.named("gold").withBudget(2))
+                .addClass(ClassPolicy.named("rest").withBudget(2))
+                .maxExecuting(4)
+                .addRule(Rule.header("gold", "X-Tier", "gold").asTrusted())
+                .build();
+        QosFilter filter = new QosFilter(policy);
+        server = new EmbeddedTomcat(dir, MAX_THREADS, ctx -> {
+            FilterDef def = new FilterDef();
+            def.setFilterName("servlet-qos");
+            def.setFilter(filter);
+            def.setAsyncSupported("true");
+            ctx.addFilterDef(def);
+            FilterMap map = new FilterMap();
+            map.setFilterName("servlet-qos");
+            map.addURLPattern("/*");
+            map.setDispatcher("REQUEST");
+            map.setDispatcher("ASYNC");
+            ctx.addFilterMapBefore(map);
+        });
+        assertEquals("ok gold", client.send(request("/work").header("X-Tier", "gold").build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+        assertEquals("ok rest", client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).body());
+        assertSame(policy, filter.getEngine().policy());
+        awaitState("one served in each class", Duration.ofSeconds(10),
+                () -> server.snapshot().get("gold").completed() == 1 && server.snapshot().get("rest").completed() == 1);
     }
 
     @Test

@@ -1,11 +1,16 @@
 package dev.servletqos.tomcat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.servletqos.QosEngine;
+import dev.servletqos.policy.ClassPolicy;
+import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.policy.Rule;
+import dev.servletqos.runtime.QosRuntime;
 import dev.servletqos.testkit.AdapterBehaviourSuite;
 import java.net.Socket;
 import java.net.URI;
@@ -55,6 +60,58 @@ class QosValveTest {
             server.tomcat.stop();
             assertNull(server.context.getServletContext().getAttribute(QosEngine.class.getName()),
                     "the engine is withdrawn when the valve stops");
+        }
+    }
+
+    /** A policy built in code, no file: what an embedding application (Spring Boot, a test) gives the valve. */
+    private static QosPolicy goldAndRest() {
+        return QosPolicy.builder()
+                .addClass(ClassPolicy.named("gold").withBudget(2))
+                .addClass(ClassPolicy.named("rest").withBudget(2))
+                .maxExecuting(4)
+                .addRule(Rule.header("gold", "X-Tier", "gold").asTrusted())
+                .build();
+    }
+
+    private String work(EmbeddedTomcat server, String tier) throws Exception {
+        HttpRequest.Builder r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/work"));
+        if (tier != null) {
+            r.header("X-Tier", tier);
+        }
+        HttpResponse<String> response = client.send(r.build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response.body());
+        return response.body();
+    }
+
+    @Test
+    void aPolicyBuiltInCodeAdmitsRequestsAndServesTheirClasses() throws Exception {
+        QosPolicy policy = goldAndRest();
+        QosValve valve = new QosValve(policy);
+        try (EmbeddedTomcat server = new EmbeddedTomcat(dir, 10, ctx -> ctx.getPipeline().addValve(valve))) {
+            assertEquals("ok gold", work(server, "gold"));
+            assertEquals("ok rest", work(server, null));
+            assertSame(policy, valve.getEngine().policy(), "no file, no overrides: the policy object itself");
+            AdapterBehaviourSuite.await("one served in each class", Duration.ofSeconds(10),
+                    () -> server.snapshot().get("gold").completed() == 1 && server.snapshot().get("rest").completed() == 1);
+        }
+    }
+
+    /**
+     * A runtime built in code is started with the valve and stopped with it; the valve's setter changes the running
+     * engine at once, as on the handler and the filter.
+     */
+    @Test
+    void aRuntimeBuiltInCodeRunsWithTheValveAndTheSetterChangesItAtOnce() throws Exception {
+        QosRuntime runtime = QosRuntime.of(goldAndRest()).noMBeans().build();
+        QosValve valve = new QosValve(runtime);
+        try (EmbeddedTomcat server = new EmbeddedTomcat(dir, 10, ctx -> ctx.getPipeline().addValve(valve))) {
+            assertTrue(runtime.running());
+            assertSame(runtime.engine(), server.engine(), "the runtime's engine is published");
+            assertEquals("ok gold", work(server, "gold"));
+            valve.setMaxExecuting(3);
+            assertEquals(3, runtime.engine().snapshot().maxExecuting());
+            server.tomcat.stop();
+            assertFalse(runtime.running(), "stopped with the valve");
         }
     }
 

@@ -1,6 +1,8 @@
 package dev.servletqos.servlet;
 
+import dev.servletqos.policy.PolicyException;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletContext;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -17,6 +19,40 @@ import java.util.TreeSet;
 final class FilterMappings {
 
     private FilterMappings() {
+    }
+
+    /**
+     * Fails while a filter mapped after the QoS filter sees REQUEST but not ASYNC dispatches, unless allowed; logs
+     * where the container does not say.
+     *
+     * @throws PolicyException naming the filters and the fix
+     */
+    static void checkLaterFiltersSeeResumedRequests(FilterConfig config, boolean allowed) {
+        ServletContext servletContext = config.getServletContext();
+        List<String> skipped = requestOnlyAfter(servletContext, config.getFilterName());
+        if (skipped == null) {
+            if (!allowed) {
+                servletContext.log("servlet-qos: this container does not let the filter read the other filters' "
+                        + "mappings; make sure every filter mapped after " + config.getFilterName() + " has ASYNC "
+                        + "among its dispatcher types: a request that waited reaches it as an ASYNC dispatch "
+                        + "(on Tomcat, the QosValve checks this)");
+            }
+            return;
+        }
+        if (skipped.isEmpty()) {
+            return;
+        }
+        String problem = "the filters " + skipped + " are mapped after " + config.getFilterName() + " for REQUEST "
+                + "dispatches but not for ASYNC ones; a request that waited for a permit reaches them as an ASYNC "
+                + "dispatch and would skip them, exactly when the server is loaded";
+        if (allowed) {
+            servletContext.log("servlet-qos: " + problem + "; allowed by allowRequestOnlyFilters = true");
+            return;
+        }
+        throw new PolicyException("init-param allowRequestOnlyFilters", "false", problem + ". Add "
+                + "<dispatcher>ASYNC</dispatcher> to their <filter-mapping> (DispatcherType.ASYNC in "
+                + "addFilter/addMappingForUrlPatterns or @WebFilter(dispatcherTypes)), or, if skipping them is "
+                + "harmless, set the init parameter allowRequestOnlyFilters to true");
     }
 
     /**

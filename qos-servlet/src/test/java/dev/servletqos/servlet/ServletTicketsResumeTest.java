@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.servletqos.runtime.Waiting;
 import dev.servletqos.ClassStats;
 import dev.servletqos.QosEngine;
 import dev.servletqos.RequestView;
@@ -64,7 +65,7 @@ class ServletTicketsResumeTest {
         assertEquals(Ticket.State.RUNNING, running.state());
         assertEquals(Ticket.State.PARKED, waiting.state());
         AtomicBoolean appRan = new AtomicBoolean();
-        ServletTickets.Waiting adapter = new ServletTickets.Waiting();
+        Waiting adapter = new Waiting();
 
         // The running request completes between the waiting one's entry and its await(): the grant comes inline.
         assertDoesNotThrow(() -> ServletTickets.serve(adapter, waiting, null, true, request(), response(),
@@ -89,7 +90,7 @@ class ServletTicketsResumeTest {
         assertEquals(Ticket.State.PARKED, waiting.state());
         AtomicBoolean appRan = new AtomicBoolean();
 
-        ServletTickets.serve(new ServletTickets.Waiting(), waiting, null, false, request(), response(),
+        ServletTickets.serve(new Waiting(), waiting, null, false, request(), response(),
                 mark -> { }, () -> appRan.set(true), path -> appRan.set(true), () -> 0);
 
         assertEquals(0, dispatches.get() + starts.get(), "never suspended");
