@@ -172,7 +172,7 @@ public final class QosEngine {
         boolean guaranteed = host != null && VirtualServers.take(host, nowNanos);
         // the token-bucket rules refuse before the request is classified or its session looked up
         if (!guaranteed && !r.buckets.isEmpty() && r.buckets.refuse(request, nowNanos) >= 0) {
-            return Ticket.refused(scheduler, nowNanos, scheduler.rejections().bucket());
+            return Ticket.refused(scheduler, nowNanos, scheduler.rejections().of(Rejection.Reason.BUCKET));
         }
         String cookie = request.cookie(sessionCookieName);
         long epochSecond = cookie != null ? clock.epochSecond() : 0;

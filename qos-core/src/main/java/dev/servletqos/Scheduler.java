@@ -163,25 +163,20 @@ final class Scheduler {
         long rejected;
         long expired;
         long cancelled;
-        long queueFull;
+        /**
+         * Refusals at entry by reason, indexed by {@link Rejection.Reason#ordinal()}: those of a new session under the
+         * class of the session, the others under the class of the request ({@link #refused}).
+         */
+        final long[] refusedBy = new long[Rejection.Reason.all().length];
         long sessionsAdmitted;
-        long sessionsRefusedQueued;
-        long sessionsRefusedRate;
-        /** New sessions refused because their content level was 0. */
-        long sessionsRefusedLevel;
-        /** New sessions refused by their address's fair share ({@code admission.max-new-sessions-per-address}). */
-        long sessionsRefusedAddress;
         /**
          * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
          * that ran at a level above M (a reload lowered M meanwhile) counts at M.
          */
         long[] completedByLevel;
-        long sessionLimited;
-        long addressLimited;
         long borrowedGrants;
-        /** Streams open now (running without a permit), and streams refused by {@code streams.max-open}. */
+        /** Streams open now (running without a permit). */
         int streams;
-        long streamsFull;
         /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
         long grants;
         long waitNanos;
@@ -234,6 +229,11 @@ final class Scheduler {
                 l = l.successor;
             }
             return l;
+        }
+
+        /** Counts a refusal of {@code r} in this class. */
+        void refused(Rejection r) {
+            refusedBy[r.reason().ordinal()]++;
         }
 
         /** Counts one more session-rate refusal now; returns the refusals of about the last second. */
@@ -352,7 +352,7 @@ final class Scheduler {
     }
 
     Rejection expiredRejection() {
-        return rejections.expired();
+        return rejections.of(Rejection.Reason.EXPIRED);
     }
 
     /** The settings in force. */
@@ -500,8 +500,7 @@ final class Scheduler {
             lane.entered++;
             ready = expireOverdueLocked(now, null);
             if (t.candidate && streamsFullLocked(t.anonymousStream)) {
-                lane.streamsFull++;
-                refuseLocked(t, lane, rejections.streamsFull());
+                refuseLocked(t, lane, lane, rejections.of(Rejection.Reason.STREAMS_FULL));
             } else {
                 decideLocked(t, lane, sessionLane, now, newSession, load, (kind & CREDENTIAL) != 0 ? null : address,
                         kind);
@@ -621,8 +620,7 @@ final class Scheduler {
             // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
             // gets no more of the server at once than one browser; the class's max-queue bounds the line
             if (load.lined >= lane.maxQueue) {
-                lane.sessionLimited++;
-                refuseLocked(t, lane, rejections.sessionLimit());
+                refuseLocked(t, lane, lane, rejections.of(Rejection.Reason.SESSION_LIMIT));
             } else {
                 lineLocked(t, lane, load);
             }
@@ -632,13 +630,11 @@ final class Scheduler {
             grantLocked(t, lane, now);
             lane.waitBuckets[0]++;
         } else if (lane.queued >= lane.maxQueue) {
-            lane.queueFull++;
-            refuseLocked(t, lane, rejections.queueFull());
+            refuseLocked(t, lane, lane, rejections.of(Rejection.Reason.QUEUE_FULL));
             return;
         } else if (address != null && maxQueuedPerAddress > 0 && overQueueShareLocked(lane, address, now)) {
-            lane.addressLimited++;
             warnOfSharedAddressLocked(address, true);
-            refuseLocked(t, lane, rejections.addressLimit());
+            refuseLocked(t, lane, lane, rejections.of(Rejection.Reason.ADDRESS_LIMIT));
             return;
         } else {
             enqueueLocked(t, lane);
@@ -662,13 +658,14 @@ final class Scheduler {
 
     /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
     private boolean refuseLevelLocked(Ticket t, Lane lane, Lane sessionLane, long now, int slot) {
-        sessionLane.sessionsRefusedLevel++;
         rationedLocked(sessionLane, now, slot);
-        refuseLocked(t, lane, rejections.sessionLevel());
+        refuseLocked(t, lane, sessionLane, rejections.of(Rejection.Reason.SESSION_LEVEL));
         return true;
     }
 
-    private void refuseLocked(Ticket t, Lane lane, Rejection r) {
+    /** Refuses ticket {@code t} of {@code lane} with {@code r}, counted by its reason in {@code counter}. */
+    private void refuseLocked(Ticket t, Lane lane, Lane counter, Rejection r) {
+        counter.refused(r);
         lane.rejected++;
         t.rejectWith(r);
         t.state = State.REJECTED;
@@ -883,16 +880,14 @@ final class Scheduler {
         if (slot >= 0 && (rationing && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)
                 || addressSessions.leavesToOthers(slot, sessionLane.sessions.tokens(now), sessionLane.sessions.burst(),
                 sessionLane.sessions.rate(), now))) {
-            sessionLane.sessionsRefusedAddress++;
             warnOfSharedAddressLocked(address, false);
-            refuseLocked(t, lane, rejections.sessionAddress());
+            refuseLocked(t, lane, sessionLane, rejections.of(Rejection.Reason.SESSION_ADDRESS));
             return null;
         }
         if (rationing && (kind & STATELESS) != 0) {
             // a stateless request is shed before any session: while its class rations new sessions, it is refused
             // (and that refusal does not make the class ration longer: only its admission's own refusals do)
-            sessionLane.sessionsRefusedQueued++;
-            refuseLocked(t, lane, rejections.sessionQueued());
+            refuseLocked(t, lane, sessionLane, rejections.of(Rejection.Reason.SESSION_QUEUED));
             return null;
         }
         List<AdmissionStep> steps = autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS;
@@ -916,7 +911,7 @@ final class Scheduler {
             Rejection refusal = step.refuse(sessionLane, this, now, true);
             if (refusal != null) {
                 rationedLocked(sessionLane, now, slot);
-                refuseLocked(t, lane, refusal);
+                refuseLocked(t, lane, sessionLane, refusal);
                 return null;
             }
         }
@@ -1030,7 +1025,7 @@ final class Scheduler {
             if (endedLocked(t, false, now)) {
                 ready = dispatchLocked(null, now);
             }
-            t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
+            t.rejectWith(rejections.of(Rejection.Reason.EXPIRED)); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
                 lane.expired++;
@@ -1097,7 +1092,7 @@ final class Scheduler {
             unlinkLocked(h, lane);
         }
         endedLocked(h, false, now);
-        h.rejectWith(rejections.expired());
+        h.rejectWith(rejections.of(Rejection.Reason.EXPIRED));
         h.state = State.EXPIRED;
         lane.expired++;
         h.readyNext = ready;
@@ -1742,12 +1737,10 @@ final class Scheduler {
             for (Lane l : lanes) {
                 stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight,
                         l.executing, Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
-                        l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
-                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
-                        l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
-                        l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
-                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress, l.streams,
-                        l.streamsFull, l.lined));
+                        l.rejected, l.expired, l.cancelled, l.refusedBy, l.sessionsAdmitted, l.borrowedGrants,
+                        l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed, l.bytes,
+                        l.sessions.rate(), l.sessions.burst(), l.levels, settings.get(l.index).level(),
+                        l.completedByLevel, l.streams, l.lined));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
