@@ -14,7 +14,7 @@ interface AdmissionStep {
      * refusal is made (the scheduler counts it by its reason); without, the step changes nothing (a dry run: would the
      * class admit a new session now?), and its refusal's Retry-After means nothing.
      */
-    Rejection refuse(Scheduler.Lane lane, Scheduler scheduler, long now, boolean count);
+    Rejection refuse(Lane lane, Scheduler scheduler, long now, boolean count);
 
     /**
      * The steps with {@code control.admission = triggers}, in order: the queue triggers (j, k), then the class's
@@ -33,7 +33,7 @@ interface AdmissionStep {
      * WebQoS triggers (paper 004): refuse a new session of a class while at least j requests are queued in
      * all classes, or at least k in the classes above it.
      */
-    static Rejection queueTriggers(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
+    static Rejection queueTriggers(Lane lane, Scheduler s, long now, boolean count) {
         if ((lane.totalQueuedTrigger > 0 && s.queued() >= lane.totalQueuedTrigger)
                 || (lane.higherQueuedTrigger > 0 && s.queuedAbove(lane.index) >= lane.higherQueuedTrigger)) {
             return s.rejections().of(Rejection.Reason.SESSION_QUEUED);
@@ -51,7 +51,7 @@ interface AdmissionStep {
      * period, or before the law has measured anything, is held too. Retry-After: the time that queue needs to
      * fall back to the target.
      */
-    static Rejection queueGuard(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
+    static Rejection queueGuard(Lane lane, Scheduler s, long now, boolean count) {
         double service = s.meanServiceNanos();
         if (!(service > 0)) {
             return null;
@@ -76,7 +76,7 @@ interface AdmissionStep {
      * shares bind before the steps refuse anyone (a flood held only once they refuse fills the queue again each
      * time they stop). Changes nothing.
      */
-    static boolean queueScarce(Scheduler.Lane lane, Scheduler s) {
+    static boolean queueScarce(Lane lane, Scheduler s) {
         if (!s.autoAdmission()) {
             return (lane.totalQueuedTrigger > 0 && 2L * s.queued() >= lane.totalQueuedTrigger)
                     || (lane.higherQueuedTrigger > 0 && 2L * s.queuedAbove(lane.index) >= lane.higherQueuedTrigger);
@@ -94,7 +94,7 @@ interface AdmissionStep {
      * scheduler takes the token when it admits the session). With {@code control.admission = auto}, Retry-After
      * is the time the bucket needs to admit the sessions refused in the last second and this one.
      */
-    static Rejection sessionRate(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
+    static Rejection sessionRate(Lane lane, Scheduler s, long now, boolean count) {
         if (lane.sessions.available(now)) { // refills the bucket to now: no change of what it admits
             return null;
         }

@@ -206,7 +206,7 @@ public final class QosEngine {
                 level = 1; // an admitted session is served, at the lightest content
             }
         }
-        Scheduler.Load load = s != null ? s.load() : stateless ? null : new Scheduler.Load();
+        SessionLoad load = s != null ? s.load() : stateless ? null : new SessionLoad();
         Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
                 !credential && (r.policy.maxQueuedPerAddress() > 0 || r.policy.maxNewSessionsPerAddress() > 0)
                         ? request.remoteAddress() : null,

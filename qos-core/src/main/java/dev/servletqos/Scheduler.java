@@ -116,158 +116,6 @@ final class Scheduler {
     private int openStreams;
     private int anonymousStreams;
 
-    /** One class's queue, budget, bucket and counters; guarded by the lock. */
-    static final class Lane {
-        final String name;
-        // the class's policy: set at creation and when the policy is reloaded (configure)
-        int index;
-        /** The reserve in force: the policy's, or for the highest class's default one, 0 while it is not kept. */
-        int reserve;
-        int weight;
-        int maxQueue;
-        /** Read without the lock by {@link Ticket#maxWaitNanos()}. */
-        volatile long maxWaitNanos;
-        int totalQueuedTrigger;
-        int higherQueuedTrigger;
-        final TokenBucket sessions;
-        /**
-         * Where this lane's requests went when a reloaded policy removed its class (the default class's lane), else
-         * null: a request still running here gives its permit back there.
-         */
-        Lane successor;
-        /**
-         * The class's content levels M (the policy's; a reload may change them). Read without the lock by
-         * {@link Ticket#levels()}.
-         */
-        volatile int levels;
-        /** Copies of the settings in force that the request path reads. */
-        int budget;
-        long delayTargetNanos;
-
-        Ticket head;
-        Ticket tail;
-        int queued;
-        /**
-         * This class's requests waiting in their sessions' lines ({@link Load}), in arrival order (linked by
-         * {@link Ticket#prev}, {@link Ticket#next}), for the expiry sweep; and how many. Not in {@link #queued}.
-         */
-        Ticket lineHead;
-        Ticket lineTail;
-        int lined;
-        int executing;
-        long pass;
-
-        long entered;
-        long completed;
-        long declined;
-        long rejected;
-        long expired;
-        long cancelled;
-        /**
-         * Refusals at entry by reason, indexed by {@link Rejection.Reason#ordinal()}: those of a new session under the
-         * class of the session, the others under the class of the request ({@link #refused}).
-         */
-        final long[] refusedBy = new long[Rejection.Reason.all().length];
-        long sessionsAdmitted;
-        /**
-         * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
-         * that ran at a level above M (a reload lowered M meanwhile) counts at M.
-         */
-        long[] completedByLevel;
-        long borrowedGrants;
-        /** Streams open now (running without a permit). */
-        int streams;
-        /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
-        long grants;
-        long waitNanos;
-        final long[] waitBuckets = new long[WaitHistogram.BUCKETS];
-        /** Time from grant to completion of the completions that were timed ({@link #finish}), and how many. */
-        long serviceNanos;
-        long serviceTimed;
-        /** Response bytes of the completed requests, as far as the adapter knew them. */
-        long bytes;
-        /** Until when the class counts as rationing: its admission refused a new session within a second of it. */
-        long rationedUntil;
-        boolean rationed;
-        /** Session-rate refusals, decaying with a time constant of a second, and when last updated. */
-        private double refusals;
-        private long refusalsNanos;
-
-        Lane(ClassPolicy c, int index) {
-            this.name = c.name();
-            this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
-            configure(c, index);
-        }
-
-        /** Takes the class's policy (a reloaded one keeps the lane, its queue and its counters). */
-        void configure(ClassPolicy c, int index) {
-            this.index = index;
-            this.reserve = c.capacity().reserve();
-            this.weight = c.capacity().weight();
-            this.maxQueue = c.queue().maxQueue();
-            this.maxWaitNanos = c.queue().maxWait().toNanos();
-            this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
-            this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
-            int m = c.content().levels();
-            if (completedByLevel == null) {
-                completedByLevel = new long[m + 1];
-            } else if (m != levels) {
-                // the counts stay, those above the new M count at M, so that they still add up
-                long[] by = new long[m + 1];
-                for (int i = 0; i < completedByLevel.length; i++) {
-                    by[Math.min(i, m)] += completedByLevel[i];
-                }
-                completedByLevel = by;
-            }
-            this.levels = m;
-        }
-
-        /** The lane a request of this one belongs to now: itself, or where a reload moved its requests. */
-        Lane current() {
-            Lane l = this;
-            while (l.successor != null) {
-                l = l.successor;
-            }
-            return l;
-        }
-
-        /** Counts a refusal of {@code r} in this class. */
-        void refused(Rejection r) {
-            refusedBy[r.reason().ordinal()]++;
-        }
-
-        /** Counts one more session-rate refusal now; returns the refusals of about the last second. */
-        double recentRefusals(long now) {
-            double age = Math.max(0, now - refusalsNanos) / 1e9;
-            refusals = refusals * Math.exp(-age) + 1;
-            refusalsNanos = now;
-            return refusals;
-        }
-    }
-
-    /**
-     * One admitted session's requests in flight, for {@code admission.max-per-session}, and its cookie renewals: shared
-     * by the session's entries in the session table (its cookie and its renewals). Guarded by the lock.
-     *
-     * <p>{@link #requests} are those executing or waiting in their class's queue: at most max-per-session (but after a
-     * reload lowered it). The session's further requests wait in its line, first come first served, holding no thread
-     * (PARKED tickets like any waiting request): each time one of the counted requests ends, the line's first moves on
-     * to its class's queue, in its place by arrival, and from there to a permit.
-     */
-    static final class Load {
-        int requests;
-        /** The session's line: its oldest waiting request, the newest, and how many (linked by Ticket.lineNext). */
-        Ticket lineHead;
-        Ticket lineTail;
-        int lined;
-        /** The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. */
-        long newestUntil;
-        /** The request carrying a renewal not yet served, else null: its end undoes the renewal unless served. */
-        Ticket renewing;
-        /** {@link #newestUntil} before the renewal that {@link #renewing} carries. */
-        long newestBefore;
-    }
-
     /**
      * Claims the renewal of a session's admission cookie for ticket {@code t}, which presented a cookie valid until
      * {@code presentedUntil}: granted only if the session has no newer cookie on this node, served or on its way,
@@ -278,7 +126,7 @@ final class Scheduler {
      *
      * @param until the admitted-until of the renewed cookie
      */
-    boolean claimRenewal(Load load, Ticket t, long presentedUntil, long until) {
+    boolean claimRenewal(SessionLoad load, Ticket t, long presentedUntil, long until) {
         lock.lock();
         try {
             if (load.newestUntil > presentedUntil || (t.state != State.RUNNING && t.state != State.PARKED)) {
@@ -465,13 +313,13 @@ final class Scheduler {
      *                and, for a new session, {@code admission.max-new-sessions-per-address}); null: not counted
      */
     Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
-                 Load load, String address, VirtualServers.Host host, boolean guaranteed) {
+                 SessionLoad load, String address, VirtualServers.Host host, boolean guaranteed) {
         return enter(classIndex, sessionClass, generation, now, route, newSession, level, load, address, 0, host,
                 guaranteed);
     }
 
     /**
-     * {@link #enter(int, int, int, long, int, boolean, int, Load, String, VirtualServers.Host, boolean)} with what
+     * {@link #enter(int, int, int, long, int, boolean, int, SessionLoad, String, VirtualServers.Host, boolean)} with what
      * the request carries: {@code kind} is 0 or these or'ed: {@link #STATELESS}, {@link #CREDENTIAL}, {@link #STREAM}
      * and with it, for a stream candidate of no admitted session, {@link #ANONYMOUS_STREAM}. A stateless request
      * ({@code newSession} true, no session made) is admitted by request: refused while its class rations new
@@ -482,7 +330,7 @@ final class Scheduler {
      * ({@link #detach}).
      */
     Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
-                 Load load, String address, int kind, VirtualServers.Host host, boolean guaranteed) {
+                 SessionLoad load, String address, int kind, VirtualServers.Host host, boolean guaranteed) {
         Ticket t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
@@ -495,7 +343,7 @@ final class Scheduler {
             Regime r = regime;
             Lane lane = lanes[r.resolve(generation, classIndex)];
             Lane sessionLane = lanes[r.resolve(generation, sessionClass)];
-            lowerLevel(t, lane);
+            lane.lowerLevel(t);
             t.lane = lane;
             lane.entered++;
             ready = expireOverdueLocked(now, null);
@@ -588,7 +436,7 @@ final class Scheduler {
         }
     }
 
-    private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, Load load,
+    private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, SessionLoad load,
                               String address, int kind) {
         if (t.guaranteed) {
             // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
@@ -737,7 +585,7 @@ final class Scheduler {
      * {@code now}); returns whether it did: the caller dispatches.
      */
     private boolean endedLocked(Ticket t, boolean served, long now) {
-        Load load = t.load;
+        SessionLoad load = t.load;
         if (load == null) {
             return false;
         }
@@ -757,7 +605,7 @@ final class Scheduler {
     }
 
     /** Puts ticket {@code t} of class {@code lane} at the end of its session's line; it waits, PARKED. */
-    private void lineLocked(Ticket t, Lane lane, Load load) {
+    private void lineLocked(Ticket t, Lane lane, SessionLoad load) {
         t.load = load;
         t.inLine = true;
         t.lineNext = null;
@@ -783,7 +631,7 @@ final class Scheduler {
 
     /** Takes ticket {@code t} out of its session's line and its class's list of line tickets. */
     private void unlineLocked(Ticket t, Lane lane) {
-        Load load = t.load;
+        SessionLoad load = t.load;
         // a line is short and its first leaves first (moves on, or expires as the oldest): a walk is cheap
         Ticket before = null;
         for (Ticket x = load.lineHead; x != t; x = x.lineNext) {
@@ -822,7 +670,7 @@ final class Scheduler {
      * queue's head, and a page's requests keep their order), even when that queue is full (it was let wait when it
      * came). Returns whether one moved: the caller dispatches, which may start it at once.
      */
-    private boolean moveOnLocked(Load load, long now) {
+    private boolean moveOnLocked(SessionLoad load, long now) {
         boolean moved = false;
         while (load.lineHead != null && (maxPerSession <= 0 || load.requests < maxPerSession)) {
             Ticket t = load.lineHead;
@@ -1148,39 +996,10 @@ final class Scheduler {
         long now = clock.nanoTime();
         lock.lock();
         try {
-            List<ClassPolicy> classes = next.policy.classes();
-            java.util.Map<String, Lane> old = new java.util.LinkedHashMap<>();
-            for (Lane l : lanes) {
-                old.put(l.name, l);
-            }
-            Lane[] fresh = new Lane[classes.size()];
-            for (int i = 0; i < fresh.length; i++) {
-                Lane l = old.remove(classes.get(i).name());
-                if (l == null) {
-                    l = new Lane(classes.get(i), i);
-                } else {
-                    l.configure(classes.get(i), i);
-                }
-                fresh[i] = l;
-            }
-            Lane target = fresh[next.defaultIndex];
-            for (Lane gone : old.values()) {
-                moveLocked(gone, target);
-            }
-            initial = keepLiveLocked(initial, next);
+            Lane[] fresh = LaneMigration.lanes(lanes, next, guaranteedHead, policy);
+            initial = LaneMigration.keepLive(initial, settings, regime, next);
             takePolicyLocked(next, fresh);
-            // a waiting request keeps the content level it was given, within its class's levels now
-            for (Lane l : fresh) {
-                for (Ticket t = l.head; t != null; t = t.next) {
-                    lowerLevel(t, l);
-                }
-                for (Ticket t = l.lineHead; t != null; t = t.next) {
-                    lowerLevel(t, l);
-                }
-            }
-            for (Ticket g = guaranteedHead; g != null; g = g.next) {
-                lowerLevel(g, g.lane);
-            }
+            LaneMigration.lowerLevels(fresh, guaranteedHead);
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
             applyLocked(applied, now, true); // every bucket takes the new policy's rate
@@ -1195,38 +1014,6 @@ final class Scheduler {
     }
 
     /**
-     * The reloaded policy's settings with what stays live kept from the settings in force: a class's content level
-     * when the class stays with the same number of levels, a token-bucket rule's rate when the rule stays the same
-     * (same name, paths or cookie, rate, minimum and depth); everything else is the new policy's.
-     */
-    private Settings keepLiveLocked(Settings initial, Regime next) {
-        Settings was = settings;
-        Settings out = initial;
-        for (int i = 0; i < out.classes().size(); i++) {
-            Settings.ClassSettings c = out.get(i);
-            for (Settings.ClassSettings w : was.classes()) {
-                if (w.name().equals(c.name()) && w.levels() == c.levels()) {
-                    out = out.withClass(i, c.withLevel(w.level()));
-                }
-            }
-        }
-        List<dev.servletqos.policy.BucketPolicy> rules = next.policy.buckets();
-        for (int i = 0; i < rules.size(); i++) {
-            int k = was.bucketIndex(rules.get(i).name());
-            if (k >= 0 && regime.buckets.keeps(rules.get(i))) {
-                out = out.withBucketRate(i, was.buckets().get(k).rate());
-            }
-        }
-        return out;
-    }
-
-    private static void lowerLevel(Ticket t, Lane l) {
-        if (t.level > l.levels) {
-            t.level = (byte) l.levels;
-        }
-    }
-
-    /**
      * After a reload raised {@code admission.max-per-session} (or put none): every session's line moves on as far as
      * the limit now lets it.
      */
@@ -1234,178 +1021,26 @@ final class Scheduler {
         if (lined == 0) {
             return;
         }
-        java.util.Set<Load> loads = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        java.util.Set<SessionLoad> loads = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (Lane l : lanes) {
             for (Ticket t = l.lineHead; t != null; t = t.next) {
                 loads.add(t.load);
             }
         }
-        for (Load load : loads) {
+        for (SessionLoad load : loads) {
             moveOnLocked(load, now);
         }
     }
 
-    /**
-     * The tickets of {@code a} and of {@code b}, two lists in arrival order linked by {@link Ticket#next}, merged in
-     * arrival order (the one of {@code a} first on a tie), relinked both ways; {@code b}'s move to {@code target}.
-     * Returns the new list's head; its tail is the last one reached.
-     */
-    private static Ticket[] mergeByArrival(Ticket a, Ticket b, Lane target) {
-        Ticket head = null;
-        Ticket tail = null;
-        while (a != null || b != null) {
-            Ticket t;
-            if (b == null || (a != null && a.enteredNanos - b.enteredNanos <= 0)) {
-                t = a;
-                a = a.next;
-            } else {
-                t = b;
-                b = b.next;
-                t.lane = target;
-            }
-            t.prev = tail;
-            t.next = null;
-            if (tail == null) {
-                head = t;
-            } else {
-                tail.next = t;
-            }
-            tail = t;
-        }
-        return new Ticket[] {head, tail};
-    }
-
-    /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
-    private void moveLocked(Lane gone, Lane target) {
-        boolean wasIdle = target.head == null;
-        Ticket[] queue = mergeByArrival(target.head, gone.head, target);
-        target.head = queue[0];
-        target.tail = queue[1];
-        // the requests waiting in their sessions' lines change class too (their sessions' lines stay as they are)
-        Ticket[] line = mergeByArrival(target.lineHead, gone.lineHead, target);
-        target.lineHead = line[0];
-        target.lineTail = line[1];
-        // the guaranteed queue keeps its order: its tickets of the removed class only change class
-        for (Ticket g = guaranteedHead; g != null; g = g.next) {
-            if (g.lane == gone) {
-                g.lane = target;
-            }
-        }
-        target.queued += gone.queued;
-        target.lined += gone.lined;
-        target.executing += gone.executing;
-        target.streams += gone.streams;
-        target.entered += gone.queued + gone.lined + gone.executing + gone.streams;
-        gone.head = null;
-        gone.tail = null;
-        gone.lineHead = null;
-        gone.lineTail = null;
-        gone.lined = 0;
-        gone.queued = 0;
-        gone.executing = 0;
-        gone.streams = 0;
-        gone.successor = target;
-        if (wasIdle && target.head != null) {
-            policy.becameBusy(target);
-        }
-    }
-
-    /**
-     * The one place settings are clamped: the ceiling to {@code max(1, sum of reserves)..100000} (raised to an
-     * operator's max-executing, never to the controller's), max-executing
-     * to {@code max(1, sum of reserves)..ceiling}, each
-     * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
-     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero, content
-     * levels to the policy's (fixed) and each live level to {@code 0..levels} (not a number: the level in force
-     * stays). The
-     * control settings are not clamped but refused when out of range (a gain that is not a number has no
-     * sensible nearest value).
-     */
+    /** The settings {@code s} of {@code source} clamped for the policy in force ({@link SettingsClamp}). */
     private Settings clampLocked(Settings s, Settings.Source source) {
-        if (s.classes().size() != lanes.length) {
-            throw new IllegalArgumentException(s.classes().size() + " classes in the settings, the engine has "
-                    + lanes.length);
-        }
-        s.control().check(lanes.length);
-        // the ceiling bounds the controller; an operator's (or the policy's) max-executing above it raises it
-        int ceiling = clamp(source == Settings.Source.CONTROLLER ? s.ceiling() : Math.max(s.ceiling(),
-                s.maxExecuting()), Math.max(1, reserves), 100_000);
-        int max = clamp(s.maxExecuting(), Math.max(1, reserves), ceiling);
-        Settings.ClassSettings[] cs = new Settings.ClassSettings[lanes.length];
+        String[] names = new String[lanes.length];
+        int[] levels = new int[lanes.length];
         for (int i = 0; i < lanes.length; i++) {
-            Settings.ClassSettings c = s.get(i);
-            if (!c.name().equals(lanes[i].name)) {
-                throw new IllegalArgumentException("class " + i + " of the settings is " + c.name()
-                        + ", the engine's is " + lanes[i].name);
-            }
-            int minBudget = clamp(c.minBudget(), 0, max);
-            int floor = source == Settings.Source.CONTROLLER ? minBudget : 0;
-            int budget = clamp(c.budget(), floor, max);
-            double rate = Double.isFinite(c.sessionRate()) && c.sessionRate() > 0 ? c.sessionRate() : 0;
-            int burst = Math.max(1, c.sessionBurst());
-            Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero() ? Duration.ofNanos(1)
-                    : c.delayTarget();
-            int levels = lanes[i].levels;
-            double level = Double.isNaN(c.level()) ? levelInForce(i, levels)
-                    : Math.max(0, Math.min(levels, c.level()));
-            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target, levels, level);
+            names[i] = lanes[i].name;
+            levels[i] = lanes[i].levels;
         }
-        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source, clampBuckets(s.buckets()));
-    }
-
-    /** The lowest rate a bucket is set to, whatever its minimum: a rate of 0 would mean no limit. */
-    static final double LEAST_BUCKET_RATE = 0.001;
-
-    /**
-     * Bucket rates: at least the bucket's minimum (and {@value #LEAST_BUCKET_RATE}/s), at most 1e9; a rate that
-     * is not a number keeps the one in force; minimum and depth stay as the policy gave them.
-     */
-    /** The rate in force of bucket {@code i} of the policy in force ({@code was}: its initial settings). */
-    private double bucketRateInForce(int i, Settings.BucketSettings was) {
-        Settings s = settings;
-        if (s != null && i < s.buckets().size() && s.buckets().get(i).name().equals(was.name())) {
-            return s.buckets().get(i).rate();
-        }
-        return was.rate();
-    }
-
-    /**
-     * The live level in force of class {@code i} of the policy in force, or its {@code levels} (full content) when
-     * the settings in force are another policy's and had no class of its name with as many levels.
-     */
-    private double levelInForce(int i, int levels) {
-        Settings s = settings;
-        if (s == null || i >= s.classes().size()) {
-            return levels;
-        }
-        Settings.ClassSettings c = s.get(i);
-        return c.name().equals(lanes[i].name) && c.levels() == levels ? c.level() : levels;
-    }
-
-    private List<Settings.BucketSettings> clampBuckets(List<Settings.BucketSettings> proposed) {
-        // names, minimums and depths are the policy's (a reloaded one's once it is in force)
-        List<Settings.BucketSettings> fixed = RequestBuckets.initial(regime.policy);
-        if (proposed.size() != fixed.size()) {
-            throw new IllegalArgumentException(proposed.size() + " buckets in the settings, the engine has "
-                    + fixed.size());
-        }
-        List<Settings.BucketSettings> out = new ArrayList<>(fixed.size());
-        for (int i = 0; i < fixed.size(); i++) {
-            Settings.BucketSettings was = fixed.get(i);
-            Settings.BucketSettings b = proposed.get(i);
-            if (!b.name().equals(was.name())) {
-                throw new IllegalArgumentException("bucket " + i + " of the settings is " + b.name()
-                        + ", the engine's is " + was.name());
-            }
-            double rate = Double.isNaN(b.rate()) ? bucketRateInForce(i, was) : b.rate();
-            rate = Math.max(Math.max(was.minRate(), LEAST_BUCKET_RATE), Math.min(1e9, rate));
-            out.add(new Settings.BucketSettings(was.name(), rate, was.minRate(), was.depth()));
-        }
-        return out;
-    }
-
-    private static int clamp(int v, int lo, int hi) {
-        return Math.max(lo, Math.min(hi, v));
+        return SettingsClamp.clamp(s, source, names, levels, reserves, settings, RequestBuckets.initial(regime.policy));
     }
 
     private void applyLocked(Settings s, long now) {
@@ -1691,7 +1326,7 @@ final class Scheduler {
                     if (!t.inLine || t.lane != l || t.state != State.PARKED || t.load == null) {
                         return t + " in " + l.name + "'s line list: inLine " + t.inLine + ", lane " + t.lane.name;
                     }
-                    Load load = t.load;
+                    SessionLoad load = t.load;
                     int k = 0;
                     boolean found = false;
                     for (Ticket x = load.lineHead; x != null; x = x.lineNext) {

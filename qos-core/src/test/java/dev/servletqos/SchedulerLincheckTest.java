@@ -75,7 +75,7 @@ public class SchedulerLincheckTest {
     private final Scheduler scheduler = new Scheduler(Regime.first(POLICY, null), QosEngine.initialSettings(POLICY),
             clock);
     /** The one session every thread's session requests belong to (a cookie shared by several clients). */
-    private final Scheduler.Load session = new Scheduler.Load();
+    private final SessionLoad session = new SessionLoad();
     /** Every request's arrival, and the sweep's time: past every maximum wait. */
     private final long arrival = clock.nanoTime();
     /** Each thread's tickets, oldest first; a list is touched by its own thread only. */
