@@ -207,12 +207,12 @@ public final class QosEngine {
             }
         }
         SessionLoad load = s != null ? s.load() : stateless ? null : new SessionLoad();
-        Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
+        Ticket t = scheduler.enter(new Entry(c, sessionClass, r.generation, route, level, s == null, load,
                 !credential && (r.policy.maxQueuedPerAddress() > 0 || r.policy.maxNewSessionsPerAddress() > 0)
                         ? request.remoteAddress() : null,
-                (stateless ? Scheduler.STATELESS : 0) | (credential ? Scheduler.CREDENTIAL : 0)
-                        | (!stream ? 0 : credential ? Scheduler.STREAM : Scheduler.STREAM | Scheduler.ANONYMOUS_STREAM),
-                host, guaranteed);
+                (stateless ? Entry.STATELESS : 0) | (credential ? Entry.CREDENTIAL : 0)
+                        | (!stream ? 0 : credential ? Entry.STREAM : Entry.STREAM | Entry.ANONYMOUS_STREAM),
+                host, guaranteed), nowNanos);
         if (t.state != Ticket.State.REJECTED && !stateless) {
             t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t, r)
                     : sessions.admitNew(r, sessionClass, newId, load));
@@ -223,7 +223,7 @@ public final class QosEngine {
     /**
      * Whether an {@code Accept} header asks for HTML ({@code text/html} in it, any case): a browser's page. A
      * request without an admission cookie that does not (no Accept at all included) is stateless: an API caller
-     * or a probe, admitted by request ({@link Scheduler#STATELESS}). Allocates nothing.
+     * or a probe, admitted by request ({@link Entry#STATELESS}). Allocates nothing.
      */
     static boolean asksForHtml(String accept) {
         if (accept == null) {

@@ -63,35 +63,10 @@ final class Scheduler {
     /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
     private Ticket guaranteedHead;
     private Ticket guaranteedTail;
-    /** {@code admission.max-per-session} and {@code admission.max-queued-per-address}; 0 = no limit. */
+    /** {@code admission.max-per-session}; 0 = no limit. */
     private int maxPerSession;
-    private int maxQueuedPerAddress;
-    /**
-     * The fair shares of anonymous new sessions among client addresses while their class rations them
-     * ({@code admission.max-new-sessions-per-address}, the least share); null when off (0). Kept across reloads
-     * while on (the addresses keep their counts).
-     */
-    private AddressSessions addressSessions;
-    /**
-     * Whether a per-address share binding for an address that looks like a proxy's or a NAT's was logged (once per
-     * engine).
-     */
-    private boolean addressRefusalLogged;
-    /** A request without an admission cookie that is not a browser's page: request-level admission, no session. */
-    static final int STATELESS = 1;
-    /** A request carrying a credential (admission cookie, tier cookie, ip or trusted rule): no per-address limit. */
-    static final int CREDENTIAL = 2;
-    /** A stream candidate ({@code streams.*}): it may become an open stream once its application went async. */
-    static final int STREAM = 4;
-    /** With {@link #STREAM}: a candidate of no admitted session and no credential, counted in the anonymous half. */
-    static final int ANONYMOUS_STREAM = 8;
-    /** How long a class counts as rationing after its admission refused a new session, nanoseconds. */
-    static final long RATIONING_NANOS = 1_000_000_000L;
-    /**
-     * Requests waiting now per client address (those that entered while the limit was on: each is counted once
-     * and uncounted once, across reloads too); guarded by the lock.
-     */
-    private final Map<String, int[]> queuedByAddress = new HashMap<>();
+    /** Who may enter: every refusal, in order; guarded by the lock. */
+    private final Admission admission = new Admission(this);
 
     private volatile Settings settings;
     private boolean autoAdmission;
@@ -187,14 +162,7 @@ final class Scheduler {
         reserves = sum - defaultReserve;
         reserved = sum; // until the settings are applied (applyLocked), which a policy is taken with
         maxPerSession = p.maxPerSession();
-        maxQueuedPerAddress = p.maxQueuedPerAddress();
-        if (p.maxNewSessionsPerAddress() <= 0) {
-            addressSessions = null;
-        } else if (addressSessions == null) {
-            addressSessions = new AddressSessions(p.maxNewSessionsPerAddress());
-        } else {
-            addressSessions.configure(p.maxNewSessionsPerAddress());
-        }
+        admission.configureLocked(p);
         lanes = next;
         regime = r;
     }
@@ -257,10 +225,15 @@ final class Scheduler {
     AddressSessions addressSessions() {
         lock.lock();
         try {
-            return addressSessions;
+            return admission.addressSessionsLocked();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The lanes, highest priority first (a shared array: do not modify). */
+    Lane[] lanes() {
+        return lanes;
     }
 
     /** The total concurrency in force; under the lock. */
@@ -292,51 +265,35 @@ final class Scheduler {
     }
 
     /**
-     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known) at
-     * content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of generation
-     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the class's
-     * name, and the level is lowered to the class's levels if the reload gave it fewer. The first request of a new
-     * session meets admission first (refused at level 0, else, while its class rations, when its address is above its
-     * fair share ({@code admission.max-new-sessions-per-address}), else the admission steps of its session's class
-     * {@code sessionClass}, in order, or a lower class's: priority at the door), and the session counts as admitted
-     * only if its request is not rejected; a request of a known (admitted) session is never refused by admission, and
-     * never comes at level 0. A request of a session with {@code admission.max-per-session} requests executing or in
-     * their class's queue (or a line) waits in the session's line, PARKED, refused only when the line holds its
-     * class's max-queue. Another request that would have to wait is refused when its class's queue is full, or when
-     * its address has its share of a scarce queue waiting ({@code admission.max-queued-per-address}). A request of
-     * virtual server {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full
-     * queue or a limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves
-     * kept), else waits in the guaranteed queue, which is served before every class's.
-     *
-     * @param load    the session's requests in flight, counted while this one is; null: not counted
-     * @param address the client's address, for the per-address limits ({@code admission.max-queued-per-address}
-     *                and, for a new session, {@code admission.max-new-sessions-per-address}); null: not counted
+     * Enters request {@code e} at {@code now}: RUNNING, PARKED or REJECTED. Its class indexes are of the policy of its
+     * generation ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the class's name,
+     * and its level is lowered to the class's levels if the reload gave it fewer. It meets {@link Admission}'s chain of
+     * refusals (a new session counts as admitted only if its request is not rejected; a request of a known, admitted
+     * session is never refused by session admission, and never comes at level 0), then is placed: a request of a
+     * session with {@code admission.max-per-session} requests executing or in their class's queue (or a line) waits in
+     * the session's line, PARKED; another runs at once when its class may start one, else waits in its class's queue.
+     * A request within its virtual server's guarantee runs at once when a permit is free (its class's budget aside,
+     * the other classes' reserves kept), else waits in the guaranteed queue, which is served before every class's. A
+     * stream candidate may become an open stream later ({@link #detach}). Allocates the ticket only: {@code e} is read
+     * here and handed on as its fields, so that it does not escape.
      */
-    Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
-                 SessionLoad load, String address, VirtualServers.Host host, boolean guaranteed) {
-        return enter(classIndex, sessionClass, generation, now, route, newSession, level, load, address, 0, host,
-                guaranteed);
+    Ticket enter(Entry e, long now) {
+        Ticket t = new Ticket(this, now, e.route(), e.level());
+        t.host = e.host();
+        t.guaranteed = e.guaranteed();
+        int kind = e.kind();
+        t.candidate = (kind & Entry.STREAM) != 0;
+        t.anonymousStream = (kind & Entry.ANONYMOUS_STREAM) != 0;
+        Ticket ready = enterLocked(t, e.classIndex(), e.sessionClass(), e.generation(), e.newSession(), e.load(),
+                (kind & Entry.CREDENTIAL) != 0 ? null : e.address(), kind, now);
+        // Whatever was decided for this request, the requests expired on the way must hear of it.
+        notifyAll(ready);
+        return t;
     }
 
-    /**
-     * {@link #enter(int, int, int, long, int, boolean, int, SessionLoad, String, VirtualServers.Host, boolean)} with what
-     * the request carries: {@code kind} is 0 or these or'ed: {@link #STATELESS}, {@link #CREDENTIAL}, {@link #STREAM}
-     * and with it, for a stream candidate of no admitted session, {@link #ANONYMOUS_STREAM}. A stateless request
-     * ({@code newSession} true, no session made) is admitted by request: refused while its class rations new
-     * sessions, else run or queued as any, taking no session token. A request with a credential is never refused by
-     * a per-address limit; {@code address} is asked only of the others. A stream candidate that finds the stream
-     * pool full ({@link #streamsFullLocked}) is refused 503 ({@code streams-full}) before anything else, its
-     * session's admission included; any other is entered as any request, and may become an open stream later
-     * ({@link #detach}).
-     */
-    Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
-                 SessionLoad load, String address, int kind, VirtualServers.Host host, boolean guaranteed) {
-        Ticket t = new Ticket(this, now, route, level);
-        t.host = host;
-        t.guaranteed = guaranteed;
-        t.candidate = (kind & STREAM) != 0;
-        t.anonymousStream = (kind & ANONYMOUS_STREAM) != 0;
-        Ticket ready = null;
+    /** {@link #enter(Entry, long)} under the lock; returns the tickets expired on the way, to notify. */
+    private Ticket enterLocked(Ticket t, int classIndex, int sessionClass, int generation, boolean newSession,
+                               SessionLoad load, String address, int kind, long now) {
         lock.lock();
         try {
             // an index of the policy before a reload is carried over by the class's name
@@ -346,19 +303,56 @@ final class Scheduler {
             lane.lowerLevel(t);
             t.lane = lane;
             lane.entered++;
-            ready = expireOverdueLocked(now, null);
-            if (t.candidate && streamsFullLocked(t.anonymousStream)) {
-                refuseLocked(t, lane, lane, rejections.of(Rejection.Reason.STREAMS_FULL));
-            } else {
-                decideLocked(t, lane, sessionLane, now, newSession, load, (kind & CREDENTIAL) != 0 ? null : address,
-                        kind);
+            Ticket ready = expireOverdueLocked(now, null);
+            Place place = placeLocked(t, lane, load);
+            if (!admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now)) {
+                return ready;
             }
+            if (place == Place.LINE) {
+                lineLocked(t, lane, load);
+                return ready;
+            }
+            if (place == Place.START) {
+                grantLocked(t, lane, now);
+                lane.waitBuckets[0]++;
+            } else {
+                enqueueLocked(t, lane);
+                if (!t.guaranteed) {
+                    admission.queuedLocked(t, address);
+                }
+            }
+            if (load != null && !t.guaranteed) {
+                load.requests++;
+                t.load = load;
+            }
+            return ready;
         } finally {
             lock.unlock();
         }
-        // Whatever was decided for this request, the requests expired on the way must hear of it.
-        notifyAll(ready);
-        return t;
+    }
+
+    /**
+     * Where an admitted request goes: it starts now, waits in its class's queue (a guaranteed one in the guaranteed
+     * queue), or waits in its session's line.
+     */
+    enum Place {
+        START, QUEUE, LINE
+    }
+
+    /** Where ticket {@code t} of {@code lane} goes if admitted now; changes nothing. Under the lock. */
+    private Place placeLocked(Ticket t, Lane lane, SessionLoad load) {
+        if (t.guaranteed) {
+            // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
+            // that can start takes nothing from it
+            return canStart(lane, true) ? Place.START : Place.QUEUE;
+        }
+        if (load != null && (load.lined > 0 || (maxPerSession > 0 && load.requests >= maxPerSession))) {
+            // the session has max-per-session requests in flight (a new session never has): this one waits in the
+            // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
+            // gets no more of the server at once than one browser; the class's max-queue bounds the line
+            return Place.LINE;
+        }
+        return lane.head == null && canStart(lane, borrowing) ? Place.START : Place.QUEUE;
     }
 
     /**
@@ -414,7 +408,7 @@ final class Scheduler {
      * the policy in force open, or for an anonymous one, half of them (rounded up) anonymous, so that a flood of
      * cookie-less streams leaves the other half to the sessions admitted. Under the lock.
      */
-    private boolean streamsFullLocked(boolean anonymous) {
+    boolean streamsFullLocked(boolean anonymous) {
         int maxOpen = regime.front.maxOpenStreams;
         return openStreams >= maxOpen || anonymous && anonymousStreams >= (maxOpen + 1) / 2;
     }
@@ -434,148 +428,6 @@ final class Scheduler {
             lane.completed++;
             lane.completedByLevel[Math.min(t.level, lane.levels)]++;
         }
-    }
-
-    private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, SessionLoad load,
-                              String address, int kind) {
-        if (t.guaranteed) {
-            // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
-            // that can start takes nothing from it
-            if (canStart(lane, true)) {
-                grantLocked(t, lane, now);
-                lane.waitBuckets[0]++;
-            } else {
-                enqueueLocked(t, lane);
-            }
-            if (newSession && (kind & STATELESS) == 0) {
-                sessionLane.sessionsAdmitted++;
-            }
-            return;
-        }
-        int slot = -1;
-        if (newSession && address != null && addressSessions != null && (kind & STATELESS) == 0) {
-            slot = addressSessions.slot(address, now);
-            addressSessions.asked(slot, now);
-        }
-        // whose session token the new session takes: its class's, or a lower class's (priority at the door)
-        Lane payer = sessionLane;
-        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane, now, slot)
-                : (payer = admitLocked(t, lane, sessionLane, now, address, slot, kind)) == null)) {
-            return;
-        }
-        if (load != null && (load.lined > 0 || (maxPerSession > 0 && load.requests >= maxPerSession))) {
-            // the session has max-per-session requests in flight (a new session never has): this one waits in the
-            // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
-            // gets no more of the server at once than one browser; the class's max-queue bounds the line
-            if (load.lined >= lane.maxQueue) {
-                refuseLocked(t, lane, lane, rejections.of(Rejection.Reason.SESSION_LIMIT));
-            } else {
-                lineLocked(t, lane, load);
-            }
-            return;
-        }
-        if (lane.head == null && canStart(lane, borrowing)) {
-            grantLocked(t, lane, now);
-            lane.waitBuckets[0]++;
-        } else if (lane.queued >= lane.maxQueue) {
-            refuseLocked(t, lane, lane, rejections.of(Rejection.Reason.QUEUE_FULL));
-            return;
-        } else if (address != null && maxQueuedPerAddress > 0 && overQueueShareLocked(lane, address, now)) {
-            warnOfSharedAddressLocked(address, true);
-            refuseLocked(t, lane, lane, rejections.of(Rejection.Reason.ADDRESS_LIMIT));
-            return;
-        } else {
-            enqueueLocked(t, lane);
-            if (address != null && maxQueuedPerAddress > 0) {
-                queuedByAddress.computeIfAbsent(address, a -> new int[1])[0]++;
-                t.address = address;
-            }
-        }
-        if (load != null) {
-            load.requests++;
-            t.load = load;
-        }
-        if (newSession && (kind & STATELESS) == 0) {
-            sessionLane.sessionsAdmitted++;
-            payer.sessions.take();
-            if (slot >= 0) {
-                addressSessions.admitted(slot, now);
-            }
-        }
-    }
-
-    /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
-    private boolean refuseLevelLocked(Ticket t, Lane lane, Lane sessionLane, long now, int slot) {
-        rationedLocked(sessionLane, now, slot);
-        refuseLocked(t, lane, sessionLane, rejections.of(Rejection.Reason.SESSION_LEVEL));
-        return true;
-    }
-
-    /** Refuses ticket {@code t} of {@code lane} with {@code r}, counted by its reason in {@code counter}. */
-    private void refuseLocked(Ticket t, Lane lane, Lane counter, Rejection r) {
-        counter.refused(r);
-        lane.rejected++;
-        t.rejectWith(r);
-        t.state = State.REJECTED;
-    }
-
-    private int queuedFrom(String address) {
-        int[] n = queuedByAddress.get(address);
-        return n == null ? 0 : n[0];
-    }
-
-    /**
-     * Whether a request from {@code address} (no credential) that would wait in {@code lane} is over its address's
-     * share of the queue: only while the queue is scarce (half full or more, or the class rations its new sessions)
-     * and other addresses wait too; the share is the class's queue divided among the addresses waiting, at least
-     * {@code admission.max-queued-per-address}. One address alone (a large NAT) may fill the queue.
-     */
-    private boolean overQueueShareLocked(Lane lane, String address, long now) {
-        int mine = queuedFrom(address);
-        int addresses = queuedByAddress.size() + (mine == 0 ? 1 : 0);
-        if (addresses < 2 || (2L * lane.queued < lane.maxQueue && !rationingLocked(lane, now))) {
-            return false;
-        }
-        return mine >= Math.max(maxQueuedPerAddress, lane.maxQueue / addresses);
-    }
-
-    /**
-     * Whether {@code lane} rations its new sessions now: its admission refused one within {@link #RATIONING_NANOS},
-     * its session tokens are scarce ({@link TokenBucket#scarce}), or its queue steps are about to refuse
-     * ({@link AdmissionStep#queueScarce}). While it does not, no request of the class is refused for its address,
-     * and stateless requests are admitted.
-     */
-    boolean rationingLocked(Lane lane, long now) {
-        return (lane.rationed && now - lane.rationedUntil < 0) || lane.sessions.scarce(now)
-                || AdmissionStep.queueScarce(lane, this);
-    }
-
-    /** The class's own admission refused a new session now (of the address in {@code slot}, -1: none). */
-    private void rationedLocked(Lane lane, long now, int slot) {
-        lane.rationed = true;
-        lane.rationedUntil = now + RATIONING_NANOS;
-        if (slot >= 0) {
-            addressSessions.unmet(slot, now);
-        }
-    }
-
-    /**
-     * Logs once per engine, when a per-address share binds for an address that looks like a proxy's, a load
-     * balancer's or a NAT's (loopback, private, shared or link-local): most likely many clients behind one address.
-     */
-    private void warnOfSharedAddressLocked(String address, boolean queue) {
-        if (addressRefusalLogged || !AddressSessions.sharedLooking(address)) {
-            return;
-        }
-        addressRefusalLogged = true;
-        String limit = queue ? "its share of its class's queue (admission.max-queued-per-address = "
-                + maxQueuedPerAddress + " at least)" : "its fair share of its class's new sessions "
-                + "(admission.max-new-sessions-per-address = " + addressSessions.floor() + "/s at least)";
-        LOG.log(System.Logger.Level.WARNING, "servlet-qos: requests from " + address + " were refused by their "
-                + "address's share, " + limit + ", while other addresses wait (said once). " + address + " is a "
-                + "loopback, private or proxy address: many clients likely share it. If it is your reverse proxy's or "
-                + "load balancer's, configure the container's remote-IP handling (Tomcat RemoteIpValve, Jetty "
-                + "ForwardedRequestCustomizer) so that each client has its own address; see docs/production.md");
     }
 
     /**
@@ -708,72 +560,6 @@ final class Scheduler {
             moved = true;
         }
         return moved;
-    }
-
-    /**
-     * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
-     * session rate they use; the refused request counts in the class it entered. Priority at the door: a session its
-     * class's steps refuse is admitted while a lower class would admit one now, on that class's session token, so that
-     * no session is refused while a lower class admits and the total admission rate stays the same. Returns the class
-     * whose session token the admission takes, null when refused. With triggers, a session refused by its class's
-     * session rate takes a token only from a lower class that has a rate.
-     */
-    private Lane admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address, int slot,
-                             int kind) {
-        boolean rationing = rationingLocked(sessionLane, now);
-        // asked before every step, so that one address's flood is held before it takes its class's session tokens:
-        // its share only while the class rations (a class with room admits everybody, whatever their address); and an
-        // address asking more than its fair share leaves in the bucket the tokens the others' demand needs (held only
-        // once they were refused, a flood at its share kept the bucket empty, and they went on being refused)
-        if (slot >= 0 && (rationing && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)
-                || addressSessions.leavesToOthers(slot, sessionLane.sessions.tokens(now), sessionLane.sessions.burst(),
-                sessionLane.sessions.rate(), now))) {
-            warnOfSharedAddressLocked(address, false);
-            refuseLocked(t, lane, sessionLane, rejections.of(Rejection.Reason.SESSION_ADDRESS));
-            return null;
-        }
-        if (rationing && (kind & STATELESS) != 0) {
-            // a stateless request is shed before any session: while its class rations new sessions, it is refused
-            // (and that refusal does not make the class ration longer: only its admission's own refusals do)
-            refuseLocked(t, lane, sessionLane, rejections.of(Rejection.Reason.SESSION_QUEUED));
-            return null;
-        }
-        List<AdmissionStep> steps = autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS;
-        if (admitsLocked(steps, sessionLane, now)) {
-            return sessionLane;
-        }
-        // the lowest class that admits lends its token: the classes between keep theirs. With triggers, a class refused
-        // by its own session rate (the operator's, or the highest class's default one, which bounds a tier cookie
-        // copied to many clients) takes a real token only, of a lower class with a rate: one with no limit would
-        // lift it. With automatic admission the rates are the admission law's shares of the capacity
-        boolean byRate = !autoAdmission && AdmissionStep.sessionRate(sessionLane, this, now, false) != null;
-        for (int i = lanes.length - 1; i > sessionLane.index; i--) {
-            Lane lower = lanes[i];
-            if (settings.get(i).level() > 0 && (!byRate || lower.sessions.rate() > 0) && admitsLocked(steps, lower,
-                    now)) {
-                return lower;
-            }
-        }
-        // refused: the steps again, now counting (the same state under the lock: one refuses)
-        for (AdmissionStep step : steps) {
-            Rejection refusal = step.refuse(sessionLane, this, now, true);
-            if (refusal != null) {
-                rationedLocked(sessionLane, now, slot);
-                refuseLocked(t, lane, sessionLane, refusal);
-                return null;
-            }
-        }
-        return sessionLane;
-    }
-
-    /** Whether {@code steps} admit a new session of class {@code l} now: a dry run, counting nothing. */
-    private boolean admitsLocked(List<AdmissionStep> steps, Lane l, long now) {
-        for (AdmissionStep step : steps) {
-            if (step.refuse(l, this, now, false) != null) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -1180,14 +966,7 @@ final class Scheduler {
         t.next = null;
         lane.queued--;
         parked--;
-        String address = t.address;
-        if (address != null) {
-            t.address = null;
-            int[] n = queuedByAddress.get(address);
-            if (--n[0] == 0) {
-                queuedByAddress.remove(address);
-            }
-        }
+        admission.unqueuedLocked(t);
     }
 
     /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */

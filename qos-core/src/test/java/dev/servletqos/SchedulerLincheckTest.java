@@ -134,8 +134,8 @@ public class SchedulerLincheckTest {
     @Operation
     public String enter(@Param(name = "tid") int tid, boolean premium, boolean inSession) {
         int c = premium ? 0 : 1;
-        Ticket t = scheduler.enter(c, c, 0, arrival, 0, false, 1, inSession ? session : null, null, Scheduler.STREAM,
-                null, false);
+        Ticket t = scheduler.enter(new Entry(c, c, 0, 0, 1, false, inSession ? session : null, null, Entry.STREAM,
+                null, false), arrival);
         Tracked tracked = new Tracked(t);
         tickets.get(tid).add(tracked);
         if (tracked.parked) {
