@@ -63,10 +63,10 @@ final class Scheduler {
     /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
     private Ticket guaranteedHead;
     private Ticket guaranteedTail;
-    /** {@code admission.max-per-session}; 0 = no limit. */
-    private int maxPerSession;
     /** Who may enter: every refusal, in order; guarded by the lock. */
     private final Admission admission = new Admission(this);
+    /** The sessions' lines ({@code admission.max-per-session}) and cookie renewals; guarded by the lock. */
+    private final SessionLines lines = new SessionLines(this);
 
     private volatile Settings settings;
     private boolean autoAdmission;
@@ -78,10 +78,6 @@ final class Scheduler {
     /** Per route, a moving mean of its timed service times in ns (0: none timed yet); for the queue guard. */
     private final double[] routeServiceNanos = new double[Routes.MAX];
     private int parked;
-    /** Requests waiting in their sessions' lines, all classes (not in {@link #parked}). */
-    private int lined;
-    /** Requests ever moved from a session's line to their class's queue: tells a caller to dispatch. */
-    private long lineMoves;
     /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
     private double serviceEwmaNanos;
     /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
@@ -90,31 +86,6 @@ final class Scheduler {
     /** Streams open now ({@link #detach}), all classes; and of those, of no admitted session. */
     private int openStreams;
     private int anonymousStreams;
-
-    /**
-     * Claims the renewal of a session's admission cookie for ticket {@code t}, which presented a cookie valid until
-     * {@code presentedUntil}: granted only if the session has no newer cookie on this node, served or on its way,
-     * and {@code t} is running or waiting. So one cookie is renewed once, for one of the clients presenting it (a
-     * cookie shared by many does not renew for all of them); if the request carrying the renewal ends without being
-     * served (refused after waiting, cancelled, declined), the renewal is undone and the next request presenting the
-     * cookie may claim it.
-     *
-     * @param until the admitted-until of the renewed cookie
-     */
-    boolean claimRenewal(SessionLoad load, Ticket t, long presentedUntil, long until) {
-        lock.lock();
-        try {
-            if (load.newestUntil > presentedUntil || (t.state != State.RUNNING && t.state != State.PARKED)) {
-                return false;
-            }
-            load.newestBefore = load.newestUntil;
-            load.newestUntil = until;
-            load.renewing = t;
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
 
     /**
      * While nothing waits, one completion in this many (per class) reads the clock to measure its service
@@ -161,7 +132,7 @@ final class Scheduler {
         defaultReserve = p.defaultTopReserve();
         reserves = sum - defaultReserve;
         reserved = sum; // until the settings are applied (applyLocked), which a policy is taken with
-        maxPerSession = p.maxPerSession();
+        lines.configureLocked(p.maxPerSession());
         admission.configureLocked(p);
         lanes = next;
         regime = r;
@@ -309,7 +280,7 @@ final class Scheduler {
                 return ready;
             }
             if (place == Place.LINE) {
-                lineLocked(t, lane, load);
+                lines.lineLocked(t, lane, load);
                 return ready;
             }
             if (place == Place.START) {
@@ -339,6 +310,33 @@ final class Scheduler {
         START, QUEUE, LINE
     }
 
+    /**
+     * Claims the renewal of a session's admission cookie for ticket {@code t} ({@link SessionLines#claimRenewalLocked}).
+     *
+     * @param until the admitted-until of the renewed cookie
+     */
+    boolean claimRenewal(SessionLoad load, Ticket t, long presentedUntil, long until) {
+        lock.lock();
+        try {
+            return lines.claimRenewalLocked(load, t, presentedUntil, until);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The sessions' lines checked against their invariants ({@link SessionLines#problemLocked}), for the tests' shared
+     * checker; null when right.
+     */
+    String lineProblem() {
+        lock.lock();
+        try {
+            return lines.problemLocked(lanes);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Where ticket {@code t} of {@code lane} goes if admitted now; changes nothing. Under the lock. */
     private Place placeLocked(Ticket t, Lane lane, SessionLoad load) {
         if (t.guaranteed) {
@@ -346,7 +344,7 @@ final class Scheduler {
             // that can start takes nothing from it
             return canStart(lane, true) ? Place.START : Place.QUEUE;
         }
-        if (load != null && (load.lined > 0 || (maxPerSession > 0 && load.requests >= maxPerSession))) {
+        if (lines.waitsLocked(load)) {
             // the session has max-per-session requests in flight (a new session never has): this one waits in the
             // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
             // gets no more of the server at once than one browser; the class's max-queue bounds the line
@@ -387,7 +385,7 @@ final class Scheduler {
             }
             Lane lane = t.lane.current();
             t.lane = lane;
-            endedLocked(t, true, now); // the session's line moves on: dispatched below
+            lines.endedLocked(t, true, now); // the session's line moves on: dispatched below
             releaseLocked(lane);
             lane.streams++;
             openStreams++;
@@ -431,135 +429,37 @@ final class Scheduler {
     }
 
     /**
-     * A ticket left RUNNING or PARKED for good (a class queue's ticket is unlinked by the caller): its session has one
-     * request fewer in flight, or in its line, and a renewal it carried is undone unless the request was served
-     * ({@code served}: completed, not declined). Then the session's line moves on ({@link #moveOnLocked}, at
-     * {@code now}); returns whether it did: the caller dispatches.
+     * Puts ticket {@code t}, leaving its session's line, in its class's queue in its place by arrival (so that the
+     * sweep finds it overdue at the queue's head, and a page's requests keep their order), even when that queue is
+     * full (it was let wait when it came); its wait for a permit counts from {@code now}.
      */
-    private boolean endedLocked(Ticket t, boolean served, long now) {
-        SessionLoad load = t.load;
-        if (load == null) {
-            return false;
+    void queueByArrivalLocked(Ticket t, Lane lane, long now) {
+        t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline, by arrival as the queue's order
+        t.queuedNanos = now;
+        if (lane.head == null) {
+            policy.becameBusy(lane);
         }
-        if (t.inLine) {
-            unlineLocked(t, t.lane);
-        } else {
-            load.requests--;
-        }
-        t.load = null;
-        if (load.renewing == t) {
-            load.renewing = null;
-            if (!served) {
-                load.newestUntil = load.newestBefore;
-            }
-        }
-        return moveOnLocked(load, now);
-    }
-
-    /** Puts ticket {@code t} of class {@code lane} at the end of its session's line; it waits, PARKED. */
-    private void lineLocked(Ticket t, Lane lane, SessionLoad load) {
-        t.load = load;
-        t.inLine = true;
-        t.lineNext = null;
-        if (load.lineTail == null) {
-            load.lineHead = t;
-        } else {
-            load.lineTail.lineNext = t;
-        }
-        load.lineTail = t;
-        load.lined++;
-        t.prev = lane.lineTail;
-        t.next = null;
-        if (lane.lineTail == null) {
-            lane.lineHead = t;
-        } else {
-            lane.lineTail.next = t;
-        }
-        lane.lineTail = t;
-        lane.lined++;
-        lined++;
-        t.state = State.PARKED;
-    }
-
-    /** Takes ticket {@code t} out of its session's line and its class's list of line tickets. */
-    private void unlineLocked(Ticket t, Lane lane) {
-        SessionLoad load = t.load;
-        // a line is short and its first leaves first (moves on, or expires as the oldest): a walk is cheap
+        // from the head: the ticket came long ago, so few are before it
         Ticket before = null;
-        for (Ticket x = load.lineHead; x != t; x = x.lineNext) {
-            before = x;
+        Ticket after = lane.head;
+        while (after != null && after.enteredNanos - t.enteredNanos <= 0) {
+            before = after;
+            after = after.next;
         }
+        t.prev = before;
+        t.next = after;
         if (before == null) {
-            load.lineHead = t.lineNext;
+            lane.head = t;
         } else {
-            before.lineNext = t.lineNext;
+            before.next = t;
         }
-        if (load.lineTail == t) {
-            load.lineTail = before;
-        }
-        t.lineNext = null;
-        load.lined--;
-        if (t.prev == null) {
-            lane.lineHead = t.next;
+        if (after == null) {
+            lane.tail = t;
         } else {
-            t.prev.next = t.next;
+            after.prev = t;
         }
-        if (t.next == null) {
-            lane.lineTail = t.prev;
-        } else {
-            t.next.prev = t.prev;
-        }
-        t.prev = null;
-        t.next = null;
-        t.inLine = false;
-        lane.lined--;
-        lined--;
-    }
-
-    /**
-     * While session {@code load} has fewer than max-per-session requests in flight (or no limit, after a reload), its
-     * line's first moves on to its class's queue, in its place by arrival (so that the sweep finds it overdue at the
-     * queue's head, and a page's requests keep their order), even when that queue is full (it was let wait when it
-     * came). Returns whether one moved: the caller dispatches, which may start it at once.
-     */
-    private boolean moveOnLocked(SessionLoad load, long now) {
-        boolean moved = false;
-        while (load.lineHead != null && (maxPerSession <= 0 || load.requests < maxPerSession)) {
-            Ticket t = load.lineHead;
-            Lane lane = t.lane;
-            unlineLocked(t, lane);
-            t.load = load;
-            load.requests++;
-            t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline, by arrival as the queue's order
-            t.queuedNanos = now;
-            if (lane.head == null) {
-                policy.becameBusy(lane);
-            }
-            // from the head: the ticket came long ago, so few are before it
-            Ticket before = null;
-            Ticket after = lane.head;
-            while (after != null && after.enteredNanos - t.enteredNanos <= 0) {
-                before = after;
-                after = after.next;
-            }
-            t.prev = before;
-            t.next = after;
-            if (before == null) {
-                lane.head = t;
-            } else {
-                before.next = t;
-            }
-            if (after == null) {
-                lane.tail = t;
-            } else {
-                after.prev = t;
-            }
-            lane.queued++;
-            parked++;
-            lineMoves++;
-            moved = true;
-        }
-        return moved;
+        lane.queued++;
+        parked++;
     }
 
     /**
@@ -574,12 +474,12 @@ final class Scheduler {
         }
         Lane lane = t.lane;
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
-        long now = parked > 0 || lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
+        long now = parked > 0 || lines.lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
                 ? clock.nanoTime() : NO_TIME;
         Ticket ready;
         lock.lock();
         try {
-            if (now == NO_TIME && (parked > 0 || lined > 0)) {
+            if (now == NO_TIME && (parked > 0 || lines.lined > 0)) {
                 // a request came to wait meanwhile: the dispatch (and a session's line moving on) needs the time
                 now = clock.nanoTime();
             }
@@ -596,7 +496,7 @@ final class Scheduler {
             if (t.state == State.PARKED && !t.inLine) {
                 unlinkLocked(t, lane);
             }
-            endedLocked(t, t.state == State.RUNNING && !declined, now);
+            lines.endedLocked(t, t.state == State.RUNNING && !declined, now);
             if (t.state == State.RUNNING) {
                 releaseLocked(lane);
                 if (declined) {
@@ -656,7 +556,7 @@ final class Scheduler {
             }
             // a request of a session with a line frees a place in flight: the line's first moves on, at this time
             long now = t.load != null && t.load.lineHead != null ? clock.nanoTime() : NO_TIME;
-            if (endedLocked(t, false, now)) {
+            if (lines.endedLocked(t, false, now)) {
                 ready = dispatchLocked(null, now);
             }
             t.rejectWith(rejections.of(Rejection.Reason.EXPIRED)); // one answer per ticket, however often it is asked
@@ -689,10 +589,10 @@ final class Scheduler {
 
     private Ticket expireOverdueLocked(long now, int[] count) {
         Ticket ready = null;
-        if (parked == 0 && lined == 0) {
+        if (parked == 0 && lines.lined == 0) {
             return null;
         }
-        long moves = lineMoves;
+        long moves = lines.moves;
         // the sessions' lines first: a request expired below moves its line on, and what moves is not overdue then
         for (Lane lane : lanes) {
             Ticket h;
@@ -717,7 +617,7 @@ final class Scheduler {
             }
         }
         // a request moved on from its session's line may start on a free permit
-        return lineMoves != moves ? dispatchLocked(ready, now) : ready;
+        return lines.moves != moves ? dispatchLocked(ready, now) : ready;
     }
 
     /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
@@ -725,7 +625,7 @@ final class Scheduler {
         if (!h.inLine) {
             unlinkLocked(h, lane);
         }
-        endedLocked(h, false, now);
+        lines.endedLocked(h, false, now);
         h.rejectWith(rejections.of(Rejection.Reason.EXPIRED));
         h.state = State.EXPIRED;
         lane.expired++;
@@ -789,7 +689,7 @@ final class Scheduler {
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
             applyLocked(applied, now, true); // every bucket takes the new policy's rate
-            moveLinesOnLocked(now);
+            lines.moveAllOnLocked(lanes, now);
             ready = expireOverdueLocked(now, null);
             ready = dispatchLocked(ready, now);
         } finally {
@@ -797,25 +697,6 @@ final class Scheduler {
         }
         notifyAll(ready);
         return applied;
-    }
-
-    /**
-     * After a reload raised {@code admission.max-per-session} (or put none): every session's line moves on as far as
-     * the limit now lets it.
-     */
-    private void moveLinesOnLocked(long now) {
-        if (lined == 0) {
-            return;
-        }
-        java.util.Set<SessionLoad> loads = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (Lane l : lanes) {
-            for (Ticket t = l.lineHead; t != null; t = t.next) {
-                loads.add(t.load);
-            }
-        }
-        for (SessionLoad load : loads) {
-            moveOnLocked(load, now);
-        }
     }
 
     /** The settings {@code s} of {@code source} clamped for the policy in force ({@link SettingsClamp}). */
@@ -1084,61 +965,6 @@ final class Scheduler {
                 LOG.log(System.Logger.Level.ERROR, "servlet-qos: a ticket listener failed for " + ready, e);
             }
             ready = next;
-        }
-    }
-
-    /**
-     * The sessions' lines checked against their invariants, under the lock (for the tests' shared checker): every
-     * class's list of line tickets holds its count of PARKED tickets of that class, each in its session's line; each
-     * session's line holds its count; and a line waits only while its session has max-per-session requests in flight.
-     * Returns what is wrong, or null.
-     */
-    String lineProblem() {
-        lock.lock();
-        try {
-            // no collections: Lincheck's model checker runs this too, and restores what it can reach
-            int total = 0;
-            for (Lane l : lanes) {
-                int n = 0;
-                for (Ticket t = l.lineHead; t != null; t = t.next) {
-                    n++;
-                    if (!t.inLine || t.lane != l || t.state != State.PARKED || t.load == null) {
-                        return t + " in " + l.name + "'s line list: inLine " + t.inLine + ", lane " + t.lane.name;
-                    }
-                    SessionLoad load = t.load;
-                    int k = 0;
-                    boolean found = false;
-                    for (Ticket x = load.lineHead; x != null; x = x.lineNext) {
-                        k++;
-                        found |= x == t;
-                        if (x.load != load || !x.inLine) {
-                            return x + " in a session's line belongs to another";
-                        }
-                    }
-                    if (!found || k != load.lined) {
-                        return "a session's line holds " + k + ", counts " + load.lined + (found ? "" : ", not " + t);
-                    }
-                    if (maxPerSession > 0 && load.requests < maxPerSession) {
-                        return "a session's line of " + k + " waits while it has " + load.requests + " of "
-                                + maxPerSession + " in flight";
-                    }
-                }
-                if (n != l.lined) {
-                    return l.name + " counts " + l.lined + " line tickets, its list holds " + n;
-                }
-                for (Ticket t = l.head; t != null; t = t.next) {
-                    if (t.inLine) {
-                        return t + " in " + l.name + "'s queue is marked in a line";
-                    }
-                }
-                total += n;
-            }
-            if (total != lined) {
-                return lined + " line tickets counted, the classes hold " + total;
-            }
-            return null;
-        } finally {
-            lock.unlock();
         }
     }
 
