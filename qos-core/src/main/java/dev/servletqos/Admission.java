@@ -92,7 +92,7 @@ final class Admission {
      * @param place       where it goes if admitted: only a request that would wait meets steps 6 to 8
      */
     boolean admitLocked(Ticket t, Lane sessionLane, boolean newSession, int kind, SessionLoad load, String address,
-                        Scheduler.Place place, long now) {
+                        Dispatcher.Place place, long now) {
         Lane lane = t.lane;
         // 1 streams-full
         if (t.candidate && scheduler.streamsFullLocked(t.anonymousStream)) {
@@ -147,10 +147,10 @@ final class Admission {
             }
         }
         // 6 session-limit: the session's line holds the class's max-queue already
-        if (place == Scheduler.Place.LINE && load.lined >= lane.maxQueue) {
+        if (place == Dispatcher.Place.LINE && load.lined >= lane.maxQueue) {
             return refuseLocked(t, lane, Rejection.Reason.SESSION_LIMIT);
         }
-        if (place == Scheduler.Place.QUEUE) {
+        if (place == Dispatcher.Place.QUEUE) {
             // 7 queue-full
             if (lane.queued >= lane.maxQueue) {
                 return refuseLocked(t, lane, Rejection.Reason.QUEUE_FULL);

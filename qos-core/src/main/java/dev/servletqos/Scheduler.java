@@ -17,18 +17,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * Per-class FIFO queues in front of the worker threads, per-class budgets (concurrency permits), and the
  * counters that reconcile every ticket's outcome. One lock guards all of it, so that a snapshot is consistent
  * and a decision sees one state; the lock is held for a few field updates only and listeners are called after
- * it is released. Two parts are asked under the same lock: the {@link AdmissionStep}s for new sessions, and
- * the {@link SchedulingPolicy} for who is served next.
- *
- * <p>Who may start (paper 004 section 4.4, paper 001 section III): a class may start a request while the
- * total is below {@code max-executing}, and either its own count is below its budget, or borrowing is on
- * (work conserving: idle permits of other classes are used). In every case the permits still free after the
- * start must cover the unused reserves of the other classes, so a reserve is never lent; the highest class has one
- * permit by default ({@link QosPolicy#defaultTopReserve()}), kept while max-executing is at least the given
- * reserves plus 2, so that a flood of the lower classes never makes it wait for a release. Waiting requests
- * are released by policy: own-budget starts before borrowed ones; within each, by the scheduling policy.
- * Budgets change non-preemptively: a lowered budget takes effect as requests finish, a raised one drains the
- * queue at once.
+ * it is released. Under that lock the scheduler asks its parts, each with one job: {@link Admission} (every
+ * refusal at entry, in order, with the {@link AdmissionStep}s of new sessions), {@link Dispatcher} (permits,
+ * queues, who is served next by the {@link SchedulingPolicy}) and {@link SessionLines} ({@code
+ * admission.max-per-session}); the scheduler itself enters, ends and expires tickets, counts them per class
+ * ({@link Lane}), and puts settings ({@link SettingsClamp}) and reloaded policies ({@link LaneMigration}) in force.
  *
  * <p>The live settings (max-executing, budgets, session rates, delay targets) are one {@link Settings} value,
  * replaced whole by {@link #apply}, which clamps it and dispatches once.
@@ -39,45 +32,27 @@ final class Scheduler {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Clock clock;
-    // what the policy decides; replaced together, under the lock, when the policy is reloaded (reload)
-    private Scheduling scheduling;
-    private SchedulingPolicy policy;
-    private boolean borrowing;
     /** The lanes, highest priority first; the array is replaced, never changed, so it may be read without the lock. */
     private volatile Lane[] lanes;
     private volatile AdmissionStep.Rejections rejections;
-    /** The reserves the policy gives (not the highest class's default one): the least max-executing can be. */
-    private int reserves;
-    /**
-     * The highest class's default reserve ({@link QosPolicy#defaultTopReserve()}; 0: none), kept while max-executing
-     * is at least {@code reserves + 2} ({@link #applyLocked}).
-     */
-    private int defaultReserve;
-    /** The reserves in force, every class's ({@link Lane#reserve}): 0 lets {@link #canStart} skip them. */
-    private int reserved;
     /**
      * The generation of the policy in force ({@link Regime}), to carry class indexes of an earlier one over; its
      * token-bucket rules (their rates are put in force with the settings) and its virtual servers.
      */
     private Regime regime;
-    /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
-    private Ticket guaranteedHead;
-    private Ticket guaranteedTail;
     /** Who may enter: every refusal, in order; guarded by the lock. */
     private final Admission admission = new Admission(this);
     /** The sessions' lines ({@code admission.max-per-session}) and cookie renewals; guarded by the lock. */
     private final SessionLines lines = new SessionLines(this);
+    /** Permits and queues: who runs, who waits, who is next; guarded by the lock. */
+    private final Dispatcher d = new Dispatcher(admission, lines);
 
     private volatile Settings settings;
-    private boolean autoAdmission;
-    private int maxExecuting;
-    private int executing;
     /** Per route ({@link Routes}), all classes: the timed completions' service time and their number. */
     private final long[] routeNanos = new long[Routes.MAX];
     private final long[] routeTimed = new long[Routes.MAX];
     /** Per route, a moving mean of its timed service times in ns (0: none timed yet); for the queue guard. */
     private final double[] routeServiceNanos = new double[Routes.MAX];
-    private int parked;
     /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
     private double serviceEwmaNanos;
     /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
@@ -113,25 +88,11 @@ final class Scheduler {
         }
     }
 
-    /** Puts a policy's scheduling, borrowing, refusals and lanes in force; under the lock. */
+    /** Puts a policy's lanes, scheduling, borrowing, refusals and limits in force; under the lock. */
     private void takePolicyLocked(Regime r, Lane[] next) {
         QosPolicy p = r.policy;
-        if (p.scheduling() != scheduling) {
-            scheduling = p.scheduling();
-            policy = SchedulingPolicy.of(scheduling);
-            for (Lane l : next) {
-                l.pass = 0; // passes of another policy mean nothing to this one
-            }
-        }
-        borrowing = p.borrowing();
+        d.takePolicyLocked(p, next);
         rejections = new AdmissionStep.Rejections(p.rejectStatus(), p.retryAfter());
-        int sum = 0;
-        for (Lane l : next) {
-            sum += l.reserve;
-        }
-        defaultReserve = p.defaultTopReserve();
-        reserves = sum - defaultReserve;
-        reserved = sum; // until the settings are applied (applyLocked), which a policy is taken with
         lines.configureLocked(p.maxPerSession());
         admission.configureLocked(p);
         lanes = next;
@@ -152,7 +113,7 @@ final class Scheduler {
      * is not counted: it gives way to a lower max-executing.
      */
     int reserves() {
-        return reserves;
+        return d.reserves;
     }
 
     /** The engine's refusals (admission steps). */
@@ -162,7 +123,7 @@ final class Scheduler {
 
     /** Whether new sessions are admitted by the admission law and the queue guard; under the lock. */
     boolean autoAdmission() {
-        return autoAdmission;
+        return d.autoAdmission;
     }
 
     /** The mean service time of recent completions, nanoseconds; 0 before any was timed. Under the lock. */
@@ -209,30 +170,40 @@ final class Scheduler {
 
     /** The total concurrency in force; under the lock. */
     int maxExecuting() {
-        return maxExecuting;
-    }
-
-    /** Requests waiting now, all classes; under the lock (admission steps). */
-    int queued() {
-        return parked;
+        return d.maxExecuting;
     }
 
     /** Permits held now by the classes above {@code index}; under the lock (admission steps). */
     int executingAbove(int index) {
-        int n = 0;
-        for (int i = 0; i < index; i++) {
-            n += lanes[i].executing;
-        }
-        return n;
+        return d.executingAbove(index);
     }
 
     /** Requests waiting now in the classes above {@code index}; under the lock (admission steps). */
     int queuedAbove(int index) {
-        int n = 0;
-        for (int i = 0; i < index; i++) {
-            n += lanes[i].queued;
-        }
-        return n;
+        return d.queuedAbove(index);
+    }
+
+    /**
+     * The permits kept free for the other classes than {@code lane}'s ({@link Dispatcher#reservedFor}); under the lock
+     * (admission steps).
+     */
+    int reservedFor(Lane lane) {
+        return d.reservedFor(lane);
+    }
+
+    /** How long a request of the class waits before it is overdue ({@link Dispatcher#overdueAfterNanos}). */
+    static long overdueAfterNanos(Lane lane) {
+        return Dispatcher.overdueAfterNanos(lane);
+    }
+
+    /** The dispatcher, for the sessions' lines (their requests move on into its queues). */
+    Dispatcher dispatcher() {
+        return d;
+    }
+
+    /** Requests waiting now, all classes; under the lock (admission steps). */
+    int queued() {
+        return d.parked;
     }
 
     /**
@@ -275,19 +246,19 @@ final class Scheduler {
             t.lane = lane;
             lane.entered++;
             Ticket ready = expireOverdueLocked(now, null);
-            Place place = placeLocked(t, lane, load);
+            Dispatcher.Place place = d.placeLocked(t, lane, load);
             if (!admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now)) {
                 return ready;
             }
-            if (place == Place.LINE) {
+            if (place == Dispatcher.Place.LINE) {
                 lines.lineLocked(t, lane, load);
                 return ready;
             }
-            if (place == Place.START) {
-                grantLocked(t, lane, now);
+            if (place == Dispatcher.Place.START) {
+                d.grantLocked(t, lane, now);
                 lane.waitBuckets[0]++;
             } else {
-                enqueueLocked(t, lane);
+                d.enqueueLocked(t, lane);
                 if (!t.guaranteed) {
                     admission.queuedLocked(t, address);
                 }
@@ -300,14 +271,6 @@ final class Scheduler {
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * Where an admitted request goes: it starts now, waits in its class's queue (a guaranteed one in the guaranteed
-     * queue), or waits in its session's line.
-     */
-    enum Place {
-        START, QUEUE, LINE
     }
 
     /**
@@ -335,22 +298,6 @@ final class Scheduler {
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Where ticket {@code t} of {@code lane} goes if admitted now; changes nothing. Under the lock. */
-    private Place placeLocked(Ticket t, Lane lane, SessionLoad load) {
-        if (t.guaranteed) {
-            // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
-            // that can start takes nothing from it
-            return canStart(lane, true) ? Place.START : Place.QUEUE;
-        }
-        if (lines.waitsLocked(load)) {
-            // the session has max-per-session requests in flight (a new session never has): this one waits in the
-            // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
-            // gets no more of the server at once than one browser; the class's max-queue bounds the line
-            return Place.LINE;
-        }
-        return lane.head == null && canStart(lane, borrowing) ? Place.START : Place.QUEUE;
     }
 
     /**
@@ -386,14 +333,14 @@ final class Scheduler {
             Lane lane = t.lane.current();
             t.lane = lane;
             lines.endedLocked(t, true, now); // the session's line moves on: dispatched below
-            releaseLocked(lane);
+            d.releaseLocked(lane);
             lane.streams++;
             openStreams++;
             if (t.anonymousStream) {
                 anonymousStreams++;
             }
             t.stream = true;
-            ready = dispatchLocked(null, now);
+            ready = d.dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
@@ -429,40 +376,6 @@ final class Scheduler {
     }
 
     /**
-     * Puts ticket {@code t}, leaving its session's line, in its class's queue in its place by arrival (so that the
-     * sweep finds it overdue at the queue's head, and a page's requests keep their order), even when that queue is
-     * full (it was let wait when it came); its wait for a permit counts from {@code now}.
-     */
-    void queueByArrivalLocked(Ticket t, Lane lane, long now) {
-        t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline, by arrival as the queue's order
-        t.queuedNanos = now;
-        if (lane.head == null) {
-            policy.becameBusy(lane);
-        }
-        // from the head: the ticket came long ago, so few are before it
-        Ticket before = null;
-        Ticket after = lane.head;
-        while (after != null && after.enteredNanos - t.enteredNanos <= 0) {
-            before = after;
-            after = after.next;
-        }
-        t.prev = before;
-        t.next = after;
-        if (before == null) {
-            lane.head = t;
-        } else {
-            before.next = t;
-        }
-        if (after == null) {
-            lane.tail = t;
-        } else {
-            after.prev = t;
-        }
-        lane.queued++;
-        parked++;
-    }
-
-    /**
      * Ends a ticket from the application's side: RUNNING -> COMPLETED (or DECLINED), PARKED -> CANCELLED.
      *
      * @param bytes    the response's size for a completed request, negative when unknown
@@ -474,16 +387,16 @@ final class Scheduler {
         }
         Lane lane = t.lane;
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
-        long now = parked > 0 || lines.lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
+        long now = d.parked > 0 || lines.lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
                 ? clock.nanoTime() : NO_TIME;
         Ticket ready;
         lock.lock();
         try {
-            if (now == NO_TIME && (parked > 0 || lines.lined > 0)) {
+            if (now == NO_TIME && (d.parked > 0 || lines.lined > 0)) {
                 // a request came to wait meanwhile: the dispatch (and a session's line moving on) needs the time
                 now = clock.nanoTime();
             }
-            // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running:
+            // read again under the lock: a reload may have moved the ticket (d.parked) or removed its class (running:
             // the default class took its requests, and this permit)
             lane = t.lane.current();
             t.lane = lane;
@@ -494,11 +407,11 @@ final class Scheduler {
                 return;
             }
             if (t.state == State.PARKED && !t.inLine) {
-                unlinkLocked(t, lane);
+                d.unlinkLocked(t, lane);
             }
             lines.endedLocked(t, t.state == State.RUNNING && !declined, now);
             if (t.state == State.RUNNING) {
-                releaseLocked(lane);
+                d.releaseLocked(lane);
                 if (declined) {
                     t.state = State.DECLINED;
                     lane.declined++;
@@ -531,14 +444,14 @@ final class Scheduler {
             } else {
                 return;
             }
-            ready = dispatchLocked(null, now);
+            ready = d.dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
         notifyAll(ready);
     }
 
-    /** Takes a PARKED ticket out of its queue with the given end state; false if it was no longer parked. */
+    /** Takes a PARKED ticket out of its queue with the given end state; false if it was no longer d.parked. */
     boolean remove(Ticket t, State end) {
         if (t.state != State.PARKED) {
             return false;
@@ -549,15 +462,15 @@ final class Scheduler {
             if (t.state != State.PARKED) {
                 return false;
             }
-            Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
+            Lane lane = t.lane; // a d.parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
             if (!t.inLine) {
-                unlinkLocked(t, lane);
+                d.unlinkLocked(t, lane);
             }
             // a request of a session with a line frees a place in flight: the line's first moves on, at this time
             long now = t.load != null && t.load.lineHead != null ? clock.nanoTime() : NO_TIME;
             if (lines.endedLocked(t, false, now)) {
-                ready = dispatchLocked(null, now);
+                ready = d.dispatchLocked(null, now);
             }
             t.rejectWith(rejections.of(Rejection.Reason.EXPIRED)); // one answer per ticket, however often it is asked
             t.state = end;
@@ -573,7 +486,7 @@ final class Scheduler {
         return true;
     }
 
-    /** Expires every parked ticket whose maximum wait has passed; returns how many. */
+    /** Expires every d.parked ticket whose maximum wait has passed; returns how many. */
     int expireOverdue(long now) {
         Ticket ready;
         int[] count = new int[1];
@@ -589,7 +502,7 @@ final class Scheduler {
 
     private Ticket expireOverdueLocked(long now, int[] count) {
         Ticket ready = null;
-        if (parked == 0 && lines.lined == 0) {
+        if (d.parked == 0 && lines.lined == 0) {
             return null;
         }
         long moves = lines.moves;
@@ -601,7 +514,7 @@ final class Scheduler {
             }
         }
         // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
-        for (Ticket h = guaranteedHead; h != null; ) {
+        for (Ticket h = d.guaranteedHead; h != null; ) {
             Ticket next = h.next;
             Lane lane = h.lane;
             if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
@@ -617,13 +530,13 @@ final class Scheduler {
             }
         }
         // a request moved on from its session's line may start on a free permit
-        return lines.moves != moves ? dispatchLocked(ready, now) : ready;
+        return lines.moves != moves ? d.dispatchLocked(ready, now) : ready;
     }
 
     /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
     private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count, long now) {
         if (!h.inLine) {
-            unlinkLocked(h, lane);
+            d.unlinkLocked(h, lane);
         }
         lines.endedLocked(h, false, now);
         h.rejectWith(rejections.of(Rejection.Reason.EXPIRED));
@@ -650,7 +563,7 @@ final class Scheduler {
         try {
             applied = clampLocked(proposed, source);
             applyLocked(applied, now);
-            ready = dispatchLocked(null, now);
+            ready = d.dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
@@ -671,7 +584,7 @@ final class Scheduler {
      * {@code admission.max-queued-per-address} apply from now; each session's requests in flight and each
      * address's waiting requests stay counted as they were (a request counted under the per-address limit is
      * uncounted when it stops waiting, whatever the limit is then). A class's live content level stays when the
-     * class stays with as many levels, a bucket's live rate when its rule stays the same ({@link #keepLiveLocked});
+     * class stays with as many levels, a bucket's live rate when its rule stays the same ({@link LaneMigration#keepLive});
      * everything else is the new policy's. Then one dispatch.
      *
      * @return the settings now in force
@@ -682,16 +595,16 @@ final class Scheduler {
         long now = clock.nanoTime();
         lock.lock();
         try {
-            Lane[] fresh = LaneMigration.lanes(lanes, next, guaranteedHead, policy);
+            Lane[] fresh = LaneMigration.lanes(lanes, next, d.guaranteedHead, d.policy);
             initial = LaneMigration.keepLive(initial, settings, regime, next);
             takePolicyLocked(next, fresh);
-            LaneMigration.lowerLevels(fresh, guaranteedHead);
+            LaneMigration.lowerLevels(fresh, d.guaranteedHead);
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
             applyLocked(applied, now, true); // every bucket takes the new policy's rate
             lines.moveAllOnLocked(lanes, now);
             ready = expireOverdueLocked(now, null);
-            ready = dispatchLocked(ready, now);
+            ready = d.dispatchLocked(ready, now);
         } finally {
             lock.unlock();
         }
@@ -707,7 +620,7 @@ final class Scheduler {
             names[i] = lanes[i].name;
             levels[i] = lanes[i].levels;
         }
-        return SettingsClamp.clamp(s, source, names, levels, reserves, settings, RequestBuckets.initial(regime.policy));
+        return SettingsClamp.clamp(s, source, names, levels, d.reserves, settings, RequestBuckets.initial(regime.policy));
     }
 
     private void applyLocked(Settings s, long now) {
@@ -717,15 +630,7 @@ final class Scheduler {
     /** Puts clamped settings in force; {@code reconfigure}: every session bucket anew (a reloaded policy). */
     private void applyLocked(Settings s, long now, boolean reconfigure) {
         Settings old = reconfigure ? null : settings;
-        maxExecuting = s.maxExecuting();
-        if (defaultReserve > 0) {
-            // the highest class's default reserve never takes the last permit the other classes could use: with
-            // max-executing 1 (and no reserve given), the lower classes would never run
-            int keep = maxExecuting >= reserves + defaultReserve + 1 ? defaultReserve : 0;
-            lanes[0].reserve = keep;
-            reserved = reserves + keep;
-        }
-        autoAdmission = s.control().admission() == dev.servletqos.policy.ControlPolicy.Admission.AUTO;
+        d.applyLocked(s);
         for (int i = 0; i < lanes.length; i++) {
             Lane l = lanes[i];
             Settings.ClassSettings c = s.get(i);
@@ -739,216 +644,6 @@ final class Scheduler {
         }
         regime.buckets.configure(s.buckets(), now);
         settings = s;
-    }
-
-    private boolean canStart(Lane lane, boolean mayBorrow) {
-        if (executing >= maxExecuting) {
-            return false;
-        }
-        if (lane.executing >= lane.budget && !mayBorrow) {
-            return false;
-        }
-        return reserved == 0 || maxExecuting - executing - 1 >= reservedFor(lane);
-    }
-
-    /**
-     * The permits kept free for the other classes than {@code lane}'s: their reserves they do not use now, which
-     * {@code lane} may never take. Under the lock (and the admission steps).
-     */
-    int reservedFor(Lane lane) {
-        if (reserved == 0) {
-            return 0;
-        }
-        int owed = 0;
-        for (Lane other : lanes) {
-            if (other != lane && other.reserve > other.executing) {
-                owed += other.reserve - other.executing;
-            }
-        }
-        return owed;
-    }
-
-    // Which permit a finishing request held does not matter: a class holds max(0, executing - budget)
-    // borrowed permits, so the first permit it gives back is a borrowed one and goes to the class that owns it.
-    private static boolean ownBudgetLeft(Lane lane) {
-        return lane.executing < lane.budget;
-    }
-
-    private void grantLocked(Ticket t, Lane lane, long now) {
-        if (!ownBudgetLeft(lane)) {
-            lane.borrowedGrants++;
-        }
-        lane.executing++;
-        executing++;
-        lane.grants++;
-        policy.granted(lane);
-        t.timeNanos = now;
-        t.state = State.RUNNING;
-    }
-
-    private void releaseLocked(Lane lane) {
-        lane.executing--;
-        executing--;
-    }
-
-    private void enqueueLocked(Ticket t, Lane lane) {
-        t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline
-        t.queuedNanos = t.enteredNanos;
-        if (t.guaranteed) {
-            t.prev = guaranteedTail;
-            t.next = null;
-            if (guaranteedTail == null) {
-                guaranteedHead = t;
-            } else {
-                guaranteedTail.next = t;
-            }
-            guaranteedTail = t;
-            lane.queued++;
-            parked++;
-            t.state = State.PARKED;
-            return;
-        }
-        if (lane.head == null) {
-            policy.becameBusy(lane);
-        }
-        t.prev = lane.tail;
-        t.next = null;
-        if (lane.tail == null) {
-            lane.head = t;
-        } else {
-            lane.tail.next = t;
-        }
-        lane.tail = t;
-        lane.queued++;
-        parked++;
-        t.state = State.PARKED;
-    }
-
-    private void unlinkLocked(Ticket t, Lane lane) {
-        if (t.prev == null) {
-            if (t.guaranteed) {
-                guaranteedHead = t.next;
-            } else {
-                lane.head = t.next;
-            }
-        } else {
-            t.prev.next = t.next;
-        }
-        if (t.next == null) {
-            if (t.guaranteed) {
-                guaranteedTail = t.prev;
-            } else {
-                lane.tail = t.prev;
-            }
-        } else {
-            t.next.prev = t.prev;
-        }
-        t.prev = null;
-        t.next = null;
-        lane.queued--;
-        parked--;
-        admission.unqueuedLocked(t);
-    }
-
-    /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
-    private Ticket dispatchLocked(Ticket ready, long now) {
-        while (parked > 0 && executing < maxExecuting) {
-            Ticket t = startableGuaranteed();
-            Lane lane = t != null ? t.lane : null;
-            if (lane == null) {
-                lane = autoAdmission ? overdue(now) : null;
-                if (lane == null) {
-                    lane = pick(false);
-                }
-                if (lane == null && borrowing) {
-                    lane = pick(true);
-                }
-                if (lane == null) {
-                    break;
-                }
-                t = lane.head;
-            }
-            unlinkLocked(t, lane);
-            grantLocked(t, lane, now);
-            long waited = Math.max(0, now - t.queuedNanos);
-            lane.waitNanos += waited;
-            lane.waitBuckets[WaitHistogram.bucket(waited)]++;
-            t.readyNext = ready;
-            ready = t;
-        }
-        return ready;
-    }
-
-    /**
-     * The first waiting guaranteed request whose class may start now (borrowing allowed, reserves kept), or null:
-     * one held back by another class's reserve does not hold back those behind it of classes that may start.
-     */
-    private Ticket startableGuaranteed() {
-        for (Ticket g = guaranteedHead; g != null; g = g.next) {
-            if (canStart(g.lane, true)) {
-                return g;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * With automatic admission, an admitted session is promised that it finishes: the class whose oldest waiting
-     * request is overdue ({@link #overdueAfterNanos}; the longest past it first) is served before any policy
-     * order, on any free permit (reserves still kept), so that a class squeezed out by the classes above it is
-     * served before its requests expire. The classes above see that as delay, and their admission laws admit
-     * fewer sessions. Null when no request is that old.
-     */
-    private Lane overdue(long now) {
-        Lane best = null;
-        long bestOver = 0;
-        for (Lane lane : lanes) {
-            Ticket h = lane.head;
-            if (h == null) {
-                continue;
-            }
-            long over = now - h.enteredNanos - overdueAfterNanos(lane);
-            if (over >= 0 && (best == null || over > bestOver) && canStart(lane, true)) {
-                best = lane;
-                bestOver = over;
-            }
-        }
-        return best;
-    }
-
-    /**
-     * How long a request of the class waits before it is overdue: half its maximum wait, or three times its delay
-     * target if less (750 ms and 3 s for the README's targets). A browser gives up after some seconds whatever the
-     * maximum wait (the default, 10 s, is longer than most wait): served only after that, an admitted session's
-     * request is work done for nobody, and the session is lost with the back-end calls it already cost (at 4x on
-     * the realism suite, basic sessions let in at the step waited behind premium until 5 s, the client's timeout:
-     * 0.89 of capacity).
-     */
-    static long overdueAfterNanos(Lane lane) {
-        return Math.min(lane.maxWaitNanos / 2, 3 * lane.delayTargetNanos);
-    }
-
-    /** The class to serve next among those with waiting requests that may start, by policy; or null. */
-    private Lane pick(boolean borrow) {
-        Lane best = null;
-        for (Lane lane : lanes) {
-            if (lane.head == null) {
-                continue;
-            }
-            boolean own = ownBudgetLeft(lane);
-            if (borrow == own || !canStart(lane, borrow)) {
-                continue;
-            }
-            if (best == null) {
-                best = lane;
-                if (policy.firstWins()) {
-                    return best;
-                }
-            } else if (policy.before(lane, best)) {
-                best = lane;
-            }
-        }
-        return best;
     }
 
     /**
@@ -983,7 +678,7 @@ final class Scheduler {
                         l.completedByLevel, l.streams, l.lined));
             }
             // the records copy the arrays they are given
-            return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
+            return new EngineSnapshot(d.scheduling, d.maxExecuting, d.executing, d.parked, stats, sessions, settings, now,
                     new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(now),
                     regime.hosts.stats(), exempted.sum(), openStreams);
         } finally {

@@ -158,7 +158,7 @@ final class SessionLines {
             unlineLocked(t, lane);
             t.load = load;
             load.requests++;
-            scheduler.queueByArrivalLocked(t, lane, now);
+            scheduler.dispatcher().queueByArrivalLocked(t, lane, now);
             moves++;
             moved = true;
         }
