@@ -372,4 +372,59 @@ final class Dispatcher {
         }
         return n;
     }
+
+    /**
+     * Expires every waiting ticket whose maximum wait has passed, in the sessions' lines, the guaranteed queue and the
+     * class queues, each answered with a refusal of {@code rejections}; counts them in {@code count[0]} (null: not
+     * counted). Returns the chain of tickets to notify, those a line moved on and a dispatch started included.
+     */
+    Ticket expireOverdueLocked(long now, int[] count, AdmissionStep.Rejections rejections) {
+        Ticket ready = null;
+        if (parked == 0 && lines.lined == 0) {
+            return null;
+        }
+        long moves = lines.moves;
+        // the sessions' lines first: a request expired below moves its line on, and what moves is not overdue then
+        for (Lane lane : lanes) {
+            Ticket h;
+            while ((h = lane.lineHead) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
+                ready = expireLocked(h, lane, ready, count, now, rejections);
+            }
+        }
+        // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
+        for (Ticket h = guaranteedHead; h != null; ) {
+            Ticket next = h.next;
+            Lane lane = h.lane;
+            if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
+                ready = expireLocked(h, lane, ready, count, now, rejections);
+            }
+            h = next;
+        }
+        for (Lane lane : lanes) {
+            // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
+            Ticket h;
+            while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
+                ready = expireLocked(h, lane, ready, count, now, rejections);
+            }
+        }
+        // a request moved on from its session's line may start on a free permit
+        return lines.moves != moves ? dispatchLocked(ready, now) : ready;
+    }
+
+    /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
+    private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count, long now,
+                                AdmissionStep.Rejections rejections) {
+        if (!h.inLine) {
+            unlinkLocked(h, lane);
+        }
+        lines.endedLocked(h, false, now);
+        h.rejectWith(rejections.of(Rejection.Reason.EXPIRED));
+        h.state = State.EXPIRED;
+        lane.expired++;
+        h.readyNext = ready;
+        if (count != null) {
+            count[0]++;
+        }
+        return h;
+    }
 }

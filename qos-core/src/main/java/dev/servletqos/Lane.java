@@ -113,6 +113,15 @@ final class Lane {
         this.levels = m;
     }
 
+    /** The class's counters and settings now, as {@code settings} (its settings in force) give them; a copy. */
+    ClassStats stats(Settings.ClassSettings settings) {
+        return new ClassStats(name, budget, settings.minBudget(), reserve, weight, executing,
+                Math.max(0, executing - budget), queued, entered, completed, declined, rejected, expired, cancelled,
+                refusedBy, sessionsAdmitted, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
+                serviceTimed, bytes, sessions.rate(), sessions.burst(), levels, settings.level(), completedByLevel,
+                streams, lined);
+    }
+
     /** Lowers {@code t}'s content level to this class's levels, if it has fewer (a reload gave it fewer). */
     void lowerLevel(Ticket t) {
         if (t.level > levels) {

@@ -1,16 +1,10 @@
 package dev.servletqos;
 
 import dev.servletqos.Ticket.State;
-import dev.servletqos.control.WaitHistogram;
 import dev.servletqos.policy.ClassPolicy;
-import dev.servletqos.policy.QosPolicy.Scheduling;
 import dev.servletqos.policy.QosPolicy;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -58,9 +52,8 @@ final class Scheduler {
     /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
     private final Ticket exemptTicket = Ticket.exempt(this);
     private final java.util.concurrent.atomic.LongAdder exempted = new java.util.concurrent.atomic.LongAdder();
-    /** Streams open now ({@link #detach}), all classes; and of those, of no admitted session. */
-    private int openStreams;
-    private int anonymousStreams;
+    /** The streams open now ({@link #detach}); guarded by the lock. */
+    private final StreamPool streams = new StreamPool();
 
     /**
      * While nothing waits, one completion in this many (per class) reads the clock to measure its service
@@ -99,6 +92,7 @@ final class Scheduler {
         regime = r;
     }
 
+    /** A refusal for a request that waited its maximum, or could not be served after all: 503. */
     Rejection expiredRejection() {
         return rejections.of(Rejection.Reason.EXPIRED);
     }
@@ -183,10 +177,7 @@ final class Scheduler {
         return d.queuedAbove(index);
     }
 
-    /**
-     * The permits kept free for the other classes than {@code lane}'s ({@link Dispatcher#reservedFor}); under the lock
-     * (admission steps).
-     */
+    /** The permits kept free for the classes but {@code lane} ({@link Dispatcher#reservedFor}); under the lock. */
     int reservedFor(Lane lane) {
         return d.reservedFor(lane);
     }
@@ -245,7 +236,7 @@ final class Scheduler {
             lane.lowerLevel(t);
             t.lane = lane;
             lane.entered++;
-            Ticket ready = expireOverdueLocked(now, null);
+            Ticket ready = d.expireOverdueLocked(now, null, rejections);
             Dispatcher.Place place = d.placeLocked(t, lane, load);
             if (!admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now)) {
                 return ready;
@@ -287,10 +278,7 @@ final class Scheduler {
         }
     }
 
-    /**
-     * The sessions' lines checked against their invariants ({@link SessionLines#problemLocked}), for the tests' shared
-     * checker; null when right.
-     */
+    /** What is wrong with the sessions' lines ({@link SessionLines#problemLocked}), or null; for the tests. */
     String lineProblem() {
         lock.lock();
         try {
@@ -334,12 +322,7 @@ final class Scheduler {
             t.lane = lane;
             lines.endedLocked(t, true, now); // the session's line moves on: dispatched below
             d.releaseLocked(lane);
-            lane.streams++;
-            openStreams++;
-            if (t.anonymousStream) {
-                anonymousStreams++;
-            }
-            t.stream = true;
+            streams.openedLocked(t, lane);
             ready = d.dispatchLocked(null, now);
         } finally {
             lock.unlock();
@@ -348,31 +331,9 @@ final class Scheduler {
         return true;
     }
 
-    /**
-     * Whether a stream (of no admitted session: {@code anonymous}) finds the pool full: {@code streams.max-open} of
-     * the policy in force open, or for an anonymous one, half of them (rounded up) anonymous, so that a flood of
-     * cookie-less streams leaves the other half to the sessions admitted. Under the lock.
-     */
+    /** Whether a stream (of no admitted session: {@code anonymous}) finds the pool full ({@link StreamPool}). */
     boolean streamsFullLocked(boolean anonymous) {
-        int maxOpen = regime.front.maxOpenStreams;
-        return openStreams >= maxOpen || anonymous && anonymousStreams >= (maxOpen + 1) / 2;
-    }
-
-    /** Ends open stream {@code t} (RUNNING): it leaves the open streams, completed or declined, never timed. */
-    private void endStreamLocked(Ticket t, Lane lane, boolean declined) {
-        lane.streams--;
-        openStreams--;
-        if (t.anonymousStream) {
-            anonymousStreams--;
-        }
-        if (declined) {
-            t.state = State.DECLINED;
-            lane.declined++;
-        } else {
-            t.state = State.COMPLETED;
-            lane.completed++;
-            lane.completedByLevel[Math.min(t.level, lane.levels)]++;
-        }
+        return streams.fullLocked(regime.front.maxOpenStreams, anonymous);
     }
 
     /**
@@ -396,13 +357,13 @@ final class Scheduler {
                 // a request came to wait meanwhile: the dispatch (and a session's line moving on) needs the time
                 now = clock.nanoTime();
             }
-            // read again under the lock: a reload may have moved the ticket (d.parked) or removed its class (running:
+            // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running:
             // the default class took its requests, and this permit)
             lane = t.lane.current();
             t.lane = lane;
             if (t.stream) {
                 if (t.state == State.RUNNING) {
-                    endStreamLocked(t, lane, declined); // no permit to give back, no service time to measure
+                    streams.closedLocked(t, lane, declined); // no permit to give back, no service time to measure
                 }
                 return;
             }
@@ -451,7 +412,7 @@ final class Scheduler {
         notifyAll(ready);
     }
 
-    /** Takes a PARKED ticket out of its queue with the given end state; false if it was no longer d.parked. */
+    /** Takes a PARKED ticket out of its queue with the given end state; false if it was no longer parked. */
     boolean remove(Ticket t, State end) {
         if (t.state != State.PARKED) {
             return false;
@@ -462,7 +423,7 @@ final class Scheduler {
             if (t.state != State.PARKED) {
                 return false;
             }
-            Lane lane = t.lane; // a d.parked ticket's lane is always current (a reload moves it)
+            Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
             if (!t.inLine) {
                 d.unlinkLocked(t, lane);
@@ -486,67 +447,18 @@ final class Scheduler {
         return true;
     }
 
-    /** Expires every d.parked ticket whose maximum wait has passed; returns how many. */
+    /** Expires every parked ticket whose maximum wait has passed; returns how many. */
     int expireOverdue(long now) {
         Ticket ready;
         int[] count = new int[1];
         lock.lock();
         try {
-            ready = expireOverdueLocked(now, count);
+            ready = d.expireOverdueLocked(now, count, rejections);
         } finally {
             lock.unlock();
         }
         notifyAll(ready);
         return count[0];
-    }
-
-    private Ticket expireOverdueLocked(long now, int[] count) {
-        Ticket ready = null;
-        if (d.parked == 0 && lines.lined == 0) {
-            return null;
-        }
-        long moves = lines.moves;
-        // the sessions' lines first: a request expired below moves its line on, and what moves is not overdue then
-        for (Lane lane : lanes) {
-            Ticket h;
-            while ((h = lane.lineHead) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count, now);
-            }
-        }
-        // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
-        for (Ticket h = d.guaranteedHead; h != null; ) {
-            Ticket next = h.next;
-            Lane lane = h.lane;
-            if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count, now);
-            }
-            h = next;
-        }
-        for (Lane lane : lanes) {
-            // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
-            Ticket h;
-            while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count, now);
-            }
-        }
-        // a request moved on from its session's line may start on a free permit
-        return lines.moves != moves ? d.dispatchLocked(ready, now) : ready;
-    }
-
-    /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
-    private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count, long now) {
-        if (!h.inLine) {
-            d.unlinkLocked(h, lane);
-        }
-        lines.endedLocked(h, false, now);
-        h.rejectWith(rejections.of(Rejection.Reason.EXPIRED));
-        h.state = State.EXPIRED;
-        lane.expired++;
-        h.readyNext = ready;
-        if (count != null) {
-            count[0]++;
-        }
-        return h;
     }
 
     /**
@@ -603,7 +515,7 @@ final class Scheduler {
             applied = clampLocked(initial, Settings.Source.POLICY);
             applyLocked(applied, now, true); // every bucket takes the new policy's rate
             lines.moveAllOnLocked(lanes, now);
-            ready = expireOverdueLocked(now, null);
+            ready = d.expireOverdueLocked(now, null, rejections);
             ready = d.dispatchLocked(ready, now);
         } finally {
             lock.unlock();
@@ -670,17 +582,12 @@ final class Scheduler {
         try {
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
-                stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight,
-                        l.executing, Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
-                        l.rejected, l.expired, l.cancelled, l.refusedBy, l.sessionsAdmitted, l.borrowedGrants,
-                        l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed, l.bytes,
-                        l.sessions.rate(), l.sessions.burst(), l.levels, settings.get(l.index).level(),
-                        l.completedByLevel, l.streams, l.lined));
+                stats.add(l.stats(settings.get(l.index)));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(d.scheduling, d.maxExecuting, d.executing, d.parked, stats, sessions, settings, now,
                     new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(now),
-                    regime.hosts.stats(), exempted.sum(), openStreams);
+                    regime.hosts.stats(), exempted.sum(), streams.open);
         } finally {
             lock.unlock();
         }
