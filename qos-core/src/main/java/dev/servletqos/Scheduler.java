@@ -207,26 +207,29 @@ final class Scheduler {
      * the session's line, PARKED; another runs at once when its class may start one, else waits in its class's queue.
      * A request within its virtual server's guarantee runs at once when a permit is free (its class's budget aside,
      * the other classes' reserves kept), else waits in the guaranteed queue, which is served before every class's. A
-     * stream candidate may become an open stream later ({@link #detach}). Allocates the ticket only: {@code e} is read
-     * here and handed on as its fields, so that it does not escape.
+     * stream candidate may become an open stream later ({@link #detach}). Allocates the ticket only: this method only
+     * hands {@code e}'s values on, so that it stays small enough for the JIT to inline into its caller, where it takes
+     * the Entry apart instead of allocating it; the method it calls is too large to inline into it (do not make it
+     * smaller than the JIT's limit for hot methods, 325 bytes of bytecode, or check with {@code -prof gc}).
      */
     Ticket enter(Entry e, long now) {
-        Ticket t = new Ticket(this, now, e.route(), e.level());
-        t.host = e.host();
-        t.guaranteed = e.guaranteed();
-        int kind = e.kind();
-        t.candidate = (kind & Entry.STREAM) != 0;
-        t.anonymousStream = (kind & Entry.ANONYMOUS_STREAM) != 0;
-        Ticket ready = enterLocked(t, e.classIndex(), e.sessionClass(), e.generation(), e.newSession(), e.load(),
-                (kind & Entry.CREDENTIAL) != 0 ? null : e.address(), kind, now);
-        // Whatever was decided for this request, the requests expired on the way must hear of it.
-        notifyAll(ready);
-        return t;
+        return enter(now, e.classIndex(), e.sessionClass(), e.generation(), e.route(), e.level(), e.newSession(),
+                e.load(), e.address(), e.kind(), e.host(), e.guaranteed());
     }
 
-    /** {@link #enter(Entry, long)} under the lock; returns the tickets expired on the way, to notify. */
-    private Ticket enterLocked(Ticket t, int classIndex, int sessionClass, int generation, boolean newSession,
-                               SessionLoad load, String address, int kind, long now) {
+    /** {@link #enter(Entry, long)} with the entry's values. */
+    private Ticket enter(long now, int classIndex, int sessionClass, int generation, int route, int level,
+                         boolean newSession, SessionLoad load, String address, int kind, VirtualServers.Host host,
+                         boolean guaranteed) {
+        Ticket t = new Ticket(this, now, route, level);
+        t.host = host;
+        t.guaranteed = guaranteed;
+        t.candidate = (kind & Entry.STREAM) != 0;
+        t.anonymousStream = (kind & Entry.ANONYMOUS_STREAM) != 0;
+        if ((kind & Entry.CREDENTIAL) != 0) {
+            address = null; // a credential is never held by its address
+        }
+        Ticket ready;
         lock.lock();
         try {
             // an index of the policy before a reload is carried over by the class's name
@@ -236,32 +239,32 @@ final class Scheduler {
             lane.lowerLevel(t);
             t.lane = lane;
             lane.entered++;
-            Ticket ready = d.expireOverdueLocked(now, null, rejections);
+            ready = d.expireOverdueLocked(now, null, rejections);
             Dispatcher.Place place = d.placeLocked(t, lane, load);
-            if (!admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now)) {
-                return ready;
-            }
-            if (place == Dispatcher.Place.LINE) {
+            boolean admitted = admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now);
+            if (admitted && place == Dispatcher.Place.LINE) {
                 lines.lineLocked(t, lane, load);
-                return ready;
-            }
-            if (place == Dispatcher.Place.START) {
-                d.grantLocked(t, lane, now);
-                lane.waitBuckets[0]++;
-            } else {
-                d.enqueueLocked(t, lane);
-                if (!t.guaranteed) {
-                    admission.queuedLocked(t, address);
+            } else if (admitted) {
+                if (place == Dispatcher.Place.START) {
+                    d.grantLocked(t, lane, now);
+                    lane.waitBuckets[0]++;
+                } else {
+                    d.enqueueLocked(t, lane);
+                    if (!t.guaranteed) {
+                        admission.queuedLocked(t, address);
+                    }
+                }
+                if (load != null && !t.guaranteed) {
+                    load.requests++;
+                    t.load = load;
                 }
             }
-            if (load != null && !t.guaranteed) {
-                load.requests++;
-                t.load = load;
-            }
-            return ready;
         } finally {
             lock.unlock();
         }
+        // Whatever was decided for this request, the requests expired on the way must hear of it.
+        notifyAll(ready);
+        return t;
     }
 
     /**
