@@ -10,11 +10,11 @@ import java.util.List;
 interface AdmissionStep {
 
     /**
-     * The refusal for a new session of {@code lane} now, or null to let the next step decide. With {@code count}, a
-     * step that refuses also counts the refusal in the lane's counters; without, it changes nothing (a dry run: would
-     * the class admit a new session now?), and its refusal's Retry-After means nothing.
+     * The refusal for a new session of {@code lane} now, or null to let the next step decide. With {@code count}, the
+     * refusal is made (the scheduler counts it by its reason); without, the step changes nothing (a dry run: would the
+     * class admit a new session now?), and its refusal's Retry-After means nothing.
      */
-    Rejection refuse(Scheduler.Lane lane, Scheduler scheduler, long now, boolean count);
+    Rejection refuse(Lane lane, Scheduler scheduler, long now, boolean count);
 
     /**
      * The steps with {@code control.admission = triggers}, in order: the queue triggers (j, k), then the class's
@@ -33,13 +33,10 @@ interface AdmissionStep {
      * WebQoS triggers (paper 004): refuse a new session of a class while at least j requests are queued in
      * all classes, or at least k in the classes above it.
      */
-    static Rejection queueTriggers(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
+    static Rejection queueTriggers(Lane lane, Scheduler s, long now, boolean count) {
         if ((lane.totalQueuedTrigger > 0 && s.queued() >= lane.totalQueuedTrigger)
                 || (lane.higherQueuedTrigger > 0 && s.queuedAbove(lane.index) >= lane.higherQueuedTrigger)) {
-            if (count) {
-                lane.sessionsRefusedQueued++;
-            }
-            return s.rejections().sessionQueued();
+            return s.rejections().of(Rejection.Reason.SESSION_QUEUED);
         }
         return null;
     }
@@ -54,7 +51,7 @@ interface AdmissionStep {
      * period, or before the law has measured anything, is held too. Retry-After: the time that queue needs to
      * fall back to the target.
      */
-    static Rejection queueGuard(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
+    static Rejection queueGuard(Lane lane, Scheduler s, long now, boolean count) {
         double service = s.meanServiceNanos();
         if (!(service > 0)) {
             return null;
@@ -69,10 +66,7 @@ interface AdmissionStep {
         if (predicted <= lane.delayTargetNanos && late < 0) {
             return null;
         }
-        if (count) {
-            lane.sessionsRefusedQueued++;
-        }
-        return s.rejections().sessionQueued(Math.max(predicted - lane.delayTargetNanos, 0) / 1e9);
+        return s.rejections().of(Rejection.Reason.SESSION_QUEUED, Math.max(predicted - lane.delayTargetNanos, 0) / 1e9);
     }
 
     /**
@@ -82,7 +76,7 @@ interface AdmissionStep {
      * shares bind before the steps refuse anyone (a flood held only once they refuse fills the queue again each
      * time they stop). Changes nothing.
      */
-    static boolean queueScarce(Scheduler.Lane lane, Scheduler s) {
+    static boolean queueScarce(Lane lane, Scheduler s) {
         if (!s.autoAdmission()) {
             return (lane.totalQueuedTrigger > 0 && 2L * s.queued() >= lane.totalQueuedTrigger)
                     || (lane.higherQueuedTrigger > 0 && 2L * s.queuedAbove(lane.index) >= lane.higherQueuedTrigger);
@@ -100,159 +94,86 @@ interface AdmissionStep {
      * scheduler takes the token when it admits the session). With {@code control.admission = auto}, Retry-After
      * is the time the bucket needs to admit the sessions refused in the last second and this one.
      */
-    static Rejection sessionRate(Scheduler.Lane lane, Scheduler s, long now, boolean count) {
+    static Rejection sessionRate(Lane lane, Scheduler s, long now, boolean count) {
         if (lane.sessions.available(now)) { // refills the bucket to now: no change of what it admits
             return null;
         }
-        if (!count) {
-            return s.rejections().sessionRate();
-        }
-        lane.sessionsRefusedRate++;
-        if (!s.autoAdmission()) {
-            return s.rejections().sessionRate();
+        if (!count || !s.autoAdmission()) {
+            return s.rejections().of(Rejection.Reason.SESSION_RATE);
         }
         double recent = lane.recentRefusals(now);
         double rate = lane.sessions.rate();
-        return s.rejections().sessionRate(rate > 0 ? recent / rate : Double.POSITIVE_INFINITY);
+        return s.rejections().of(Rejection.Reason.SESSION_RATE, rate > 0 ? recent / rate : Double.POSITIVE_INFINITY);
     }
 
     /**
      * The engine's refusals, made when first needed and kept (their bodies are shared byte arrays): those with the
-     * policy's {@code admission.retry-after} jittered, one per whole number of seconds it can take, and the session
-     * refusals of automatic admission, one per whole number of seconds from 1 to that value.
+     * policy's {@code admission.retry-after} jittered, one per reason and whole number of seconds it can take, and the
+     * refusals with a Retry-After from state (the session refusals of automatic admission), one per reason and whole
+     * number of seconds from 1 to that value. The status of each is its reason's
+     * ({@link Rejection.Reason#status(int)}).
      */
     final class Rejections {
         private final int rejectStatus;
         /** {@code admission.retry-after} in whole seconds, and the fewest it becomes with jitter. */
         private final long seconds;
         private final long fewest;
-        private final Rejection[] queueFull;
-        private final Rejection[] expired;
-        private final Rejection[] sessionQueued;
-        private final Rejection[] sessionRate;
-        private final Rejection[] bucket;
-        private final Rejection[] sessionLevel;
-        private final Rejection[] sessionAddress;
-        private final Rejection[] sessionLimit;
-        private final Rejection[] addressLimit;
-        private final Rejection[] streamsFull;
-        private final Rejection[] queuedBySeconds;
-        private final Rejection[] rateBySeconds;
+        /** By reason ({@link Rejection.Reason#ordinal()}), by jittered seconds less {@link #fewest}. */
+        private final Rejection[][] jittered;
+        /**
+         * By reason, by whole seconds 0..min(seconds, 3600); a reason's row is made when first needed, under the
+         * scheduler's lock (the admission steps ask for them).
+         */
+        private final Rejection[][] bySeconds;
+        private final int slots;
 
         Rejections(int rejectStatus, java.time.Duration retryAfter) {
             // Retry-After is whole seconds; round up so that 500ms is not sent as "retry at once".
             this.seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
             this.fewest = (long) Math.ceil(seconds * 0.75);
             this.rejectStatus = rejectStatus;
-            int jittered = (int) ((long) Math.ceil(seconds * 1.25) - fewest + 1); // at most 1d: 43201 slots
-            this.queueFull = new Rejection[jittered];
-            this.expired = new Rejection[jittered];
-            this.sessionQueued = new Rejection[jittered];
-            this.sessionRate = new Rejection[jittered];
-            this.bucket = new Rejection[jittered];
-            this.sessionLevel = new Rejection[jittered];
-            this.sessionAddress = new Rejection[jittered];
-            this.sessionLimit = new Rejection[jittered];
-            this.addressLimit = new Rejection[jittered];
-            this.streamsFull = new Rejection[jittered];
-            int slots = (int) Math.max(1, Math.min(seconds, 3600));
-            this.queuedBySeconds = new Rejection[slots + 1];
-            this.rateBySeconds = new Rejection[slots + 1];
-        }
-
-        /** A full queue: 503. */
-        Rejection queueFull() {
-            return jittered(queueFull, 503, Rejection.Reason.QUEUE_FULL);
-        }
-
-        /** A request that waited its maximum, or could not be served after all: 503. */
-        Rejection expired() {
-            return jittered(expired, 503, Rejection.Reason.EXPIRED);
-        }
-
-        /** A request finding its session's line ({@code admission.max-per-session}) full: 429, the client's own doing. */
-        Rejection sessionLimit() {
-            return jittered(sessionLimit, 429, Rejection.Reason.SESSION_LIMIT);
-        }
-
-        /** A request over {@code admission.max-queued-per-address}: 429. */
-        Rejection addressLimit() {
-            return jittered(addressLimit, 429, Rejection.Reason.ADDRESS_LIMIT);
-        }
-
-        /** A stream refused by {@code streams.max-open}: 503. */
-        Rejection streamsFull() {
-            return jittered(streamsFull, 503, Rejection.Reason.STREAMS_FULL);
-        }
-
-        /** A new session refused by the WebQoS triggers: {@code admission.reject-status}. */
-        Rejection sessionQueued() {
-            return jittered(sessionQueued, rejectStatus, Rejection.Reason.SESSION_QUEUED);
-        }
-
-        /** A request refused by a token-bucket rule: 503. */
-        Rejection bucket() {
-            return jittered(bucket, 503, Rejection.Reason.BUCKET);
-        }
-
-        /** A new session refused by a session rate of a static policy: {@code admission.reject-status}. */
-        Rejection sessionRate() {
-            return jittered(sessionRate, rejectStatus, Rejection.Reason.SESSION_RATE);
+            int jitters = (int) ((long) Math.ceil(seconds * 1.25) - fewest + 1); // at most 1d: 43201 slots
+            int reasons = Rejection.Reason.all().length;
+            this.jittered = new Rejection[reasons][jitters];
+            this.bySeconds = new Rejection[reasons][];
+            this.slots = (int) Math.max(1, Math.min(seconds, 3600));
         }
 
         /**
-         * A new session refused because its address was above its fair share while its class rationed new sessions
-         * ({@code admission.max-new-sessions-per-address} the least share): {@code admission.reject-status} (503 by
-         * default, not 429: behind a shared address, a NAT or an unconfigured proxy, the visitor refused is most often
-         * not the one who sent too many).
+         * A refusal for {@code reason} with the policy's retry-after times a random factor of 0.75..1.25, rounded up
+         * (10 s gives 8 to 13 s), so that the clients refused together do not all come back together; 0 stays 0.
          */
-        Rejection sessionAddress() {
-            return jittered(sessionAddress, rejectStatus, Rejection.Reason.SESSION_ADDRESS);
-        }
-
-        /** A new session refused because its class's content level is 0: {@code admission.reject-status}. */
-        Rejection sessionLevel() {
-            return jittered(sessionLevel, rejectStatus, Rejection.Reason.SESSION_LEVEL);
-        }
-
-        /**
-         * The policy's retry-after times a random factor of 0.75..1.25, rounded up (10 s gives 8 to 13 s), so that
-         * the clients refused together do not all come back together; 0 stays 0.
-         */
-        private Rejection jittered(Rejection[] cache, int status, Rejection.Reason reason) {
+        Rejection of(Rejection.Reason reason) {
+            Rejection[] cache = jittered[reason.ordinal()];
             double factor = 0.75 + 0.5 * java.util.concurrent.ThreadLocalRandom.current().nextDouble();
             long s = Math.max(fewest, Math.min(fewest + cache.length - 1, (long) Math.ceil(seconds * factor)));
             int i = (int) (s - fewest);
             Rejection r = cache[i];
             if (r == null) {
-                r = new Rejection(status, s, reason); // immutable: a racing second copy is harmless
+                r = new Rejection(reason.status(rejectStatus), s, reason); // immutable: a racing copy is harmless
                 cache[i] = r;
             }
             return r;
         }
 
-        /** A session refusal by the queue guard, for a class expected to admit again in {@code seconds}. */
-        Rejection sessionQueued(double seconds) {
-            return pick(queuedBySeconds, seconds, Rejection.Reason.SESSION_QUEUED);
-        }
-
-        /** A session refusal by the session rate, for a class expected to admit again in {@code seconds}. */
-        Rejection sessionRate(double seconds) {
-            return pick(rateBySeconds, seconds, Rejection.Reason.SESSION_RATE);
-        }
-
         /**
-         * Retry-After from state: the expected time, times a random factor of 0.75..1.25 (so that the clients
-         * refused together do not all come back together), rounded up, at least 1 s and at most the policy's
-         * {@code admission.retry-after}.
+         * A refusal for {@code reason} with a Retry-After from state, for a class expected to admit again in
+         * {@code seconds}: that time, times a random factor of 0.75..1.25 (so that the clients refused together do
+         * not all come back together), rounded up, at least 1 s and at most the policy's
+         * {@code admission.retry-after}. Under the scheduler's lock.
          */
-        private Rejection pick(Rejection[] cache, double seconds, Rejection.Reason reason) {
+        Rejection of(Rejection.Reason reason, double seconds) {
+            Rejection[] cache = bySeconds[reason.ordinal()];
+            if (cache == null) {
+                cache = new Rejection[slots + 1];
+                bySeconds[reason.ordinal()] = cache;
+            }
             double jittered = seconds * (0.75 + 0.5 * java.util.concurrent.ThreadLocalRandom.current().nextDouble());
             int last = cache.length - 1; // the policy's retry-after (at most an hour)
             int s = Double.isNaN(jittered) ? last : (int) Math.max(1, Math.min(last, Math.ceil(jittered)));
             Rejection r = cache[s];
             if (r == null) {
-                r = new Rejection(rejectStatus, s, reason); // immutable: a racing second copy is harmless
+                r = new Rejection(reason.status(rejectStatus), s, reason); // immutable: a racing copy is harmless
                 cache[s] = r;
             }
             return r;

@@ -22,15 +22,12 @@ package dev.servletqos;
  *                              and per-address limits
  * @param expired               requests that waited longer than the maximum wait
  * @param cancelled             requests whose client went away while they waited
- * @param queueFull             of the rejected, refused because the queue was full
+ * @param refusals              of the rejected, the requests refused at entry by each reason, indexed by
+ *                              {@link Rejection.Reason#ordinal()} ({@link #refused}); those of a new session
+ *                              ({@link Rejection.Reason#newSession()}) count under the class of the session refused,
+ *                              the others under the class of the request. 0 for a reason not
+ *                              {@link Rejection.Reason#counted() counted} per class
  * @param sessionsAdmitted      new sessions admitted
- * @param sessionsRefusedQueued new sessions refused by the queue triggers (j, k) or the queue guard, and stateless
- *                              requests refused while the class rationed new sessions
- * @param sessionsRefusedRate   new sessions refused by the session rate
- * @param sessionLimited        of the rejected, requests refused because their session's line was full: the
- *                              class's {@code max-queue} of its requests already waited there
- * @param addressLimited        of the rejected, requests that would have waited while
- *                              {@code admission.max-queued-per-address} requests from their address waited
  * @param borrowedGrants        permits ever granted beyond the budget
  * @param grants                permits ever granted, at once or after waiting
  * @param waitNanos             total time the granted requests waited for their permit, in nanoseconds
@@ -43,51 +40,111 @@ package dev.servletqos;
  * @param bytes                 total response bytes of the completed requests (as far as known)
  * @param sessionRate           the session rate now, per second (0 = no limit)
  * @param sessionBurst          the session bucket depth
- * @param sessionsRefusedLevel  new sessions refused because the class's content level was 0 (counted in
- *                              {@code rejected}, not in the other refusals)
  * @param levels                the class's content levels M
  * @param level                 the class's live fractional content level m now, 0..M
  * @param completedByLevel      completed requests by the content level they were served at, indexed 0..M
  *                              (index 0 stays 0: a request at level 0 is refused)
- * @param sessionsRefusedAddress new sessions refused because their client address was above its fair share
- *                              while the class rationed them ({@code admission.max-new-sessions-per-address};
- *                              counted in {@code rejected}, not in the other refusals)
  * @param streams               streams ({@code streams.*}) open now: detached once their application went
  *                              asynchronous ({@link Ticket#detach()}), running without a permit, not in
  *                              {@code executing}
- * @param streamsFull           of the rejected, streams refused because {@code streams.max-open} were open
  * @param lined                 requests waiting now in their sessions' lines: their session had
  *                              {@code admission.max-per-session} requests in flight when they came
  */
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,
-                         long expired, long cancelled, long queueFull, long sessionsAdmitted,
-                         long sessionsRefusedQueued, long sessionsRefusedRate, long sessionLimited,
-                         long addressLimited, long borrowedGrants, long grants,
-                         long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
-                         double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
-                         double level, long[] completedByLevel, long sessionsRefusedAddress, int streams,
-                         long streamsFull, int lined) {
+                         long expired, long cancelled, long[] refusals, long sessionsAdmitted,
+                         long borrowedGrants, long grants, long waitNanos, long[] waitBuckets, long serviceNanos,
+                         long serviceTimed, long bytes, double sessionRate, int sessionBurst, int levels,
+                         double level, long[] completedByLevel, int streams, int lined) {
 
     public ClassStats {
+        if (refusals.length != Rejection.Reason.all().length) {
+            throw new IllegalArgumentException(refusals.length + " refusal counts, there are "
+                    + Rejection.Reason.all().length + " reasons");
+        }
+        refusals = refusals.clone();
         waitBuckets = waitBuckets.clone();
         completedByLevel = completedByLevel.clone();
     }
 
-    /** The stats of a class without streams (no stream open, none refused), with {@code lined} in lines. */
-    public ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
-                      int borrowed, int queued, long entered, long completed, long declined, long rejected,
-                      long expired, long cancelled, long queueFull, long sessionsAdmitted,
-                      long sessionsRefusedQueued, long sessionsRefusedRate, long sessionLimited,
-                      long addressLimited, long borrowedGrants, long grants,
-                      long waitNanos, long[] waitBuckets, long serviceNanos, long serviceTimed, long bytes,
-                      double sessionRate, int sessionBurst, long sessionsRefusedLevel, int levels,
-                      double level, long[] completedByLevel, long sessionsRefusedAddress, int lined) {
-        this(name, budget, minBudget, reserve, weight, executing, borrowed, queued, entered, completed, declined,
-                rejected, expired, cancelled, queueFull, sessionsAdmitted, sessionsRefusedQueued, sessionsRefusedRate,
-                sessionLimited, addressLimited, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
-                serviceTimed, bytes, sessionRate, sessionBurst, sessionsRefusedLevel, levels, level, completedByLevel,
-                sessionsRefusedAddress, 0, 0, lined);
+    /** The requests refused at entry by {@code reason} (see {@code refusals}); 0 for one not counted per class. */
+    public long refused(Rejection.Reason reason) {
+        return refusals[reason.ordinal()];
+    }
+
+    /** The refusals by reason, indexed by {@link Rejection.Reason#ordinal()} (a copy). */
+    @Override
+    public long[] refusals() {
+        return refusals.clone();
+    }
+
+    /** New sessions refused by admission: the refusals of every {@link Rejection.Reason#newSession()} reason. */
+    public long sessionsRefused() {
+        long n = 0;
+        for (Rejection.Reason r : Rejection.Reason.all()) {
+            if (r.newSession()) {
+                n += refusals[r.ordinal()];
+            }
+        }
+        return n;
+    }
+
+    /** Of the rejected, refused because the queue was full ({@link Rejection.Reason#QUEUE_FULL}). */
+    public long queueFull() {
+        return refused(Rejection.Reason.QUEUE_FULL);
+    }
+
+    /**
+     * New sessions refused by the queue triggers (j, k) or the queue guard, and stateless requests refused while the
+     * class rationed new sessions ({@link Rejection.Reason#SESSION_QUEUED}).
+     */
+    public long sessionsRefusedQueued() {
+        return refused(Rejection.Reason.SESSION_QUEUED);
+    }
+
+    /** New sessions refused by the session rate ({@link Rejection.Reason#SESSION_RATE}). */
+    public long sessionsRefusedRate() {
+        return refused(Rejection.Reason.SESSION_RATE);
+    }
+
+    /**
+     * New sessions refused because the class's content level was 0 ({@link Rejection.Reason#SESSION_LEVEL}; counted
+     * in {@code rejected}, not in the other refusals).
+     */
+    public long sessionsRefusedLevel() {
+        return refused(Rejection.Reason.SESSION_LEVEL);
+    }
+
+    /**
+     * New sessions refused because their client address was above its fair share while the class rationed them
+     * ({@code admission.max-new-sessions-per-address}, {@link Rejection.Reason#SESSION_ADDRESS}).
+     */
+    public long sessionsRefusedAddress() {
+        return refused(Rejection.Reason.SESSION_ADDRESS);
+    }
+
+    /**
+     * Of the rejected, requests refused because their session's line was full: the class's {@code max-queue} of its
+     * requests already waited there ({@link Rejection.Reason#SESSION_LIMIT}).
+     */
+    public long sessionLimited() {
+        return refused(Rejection.Reason.SESSION_LIMIT);
+    }
+
+    /**
+     * Of the rejected, requests that would have waited while {@code admission.max-queued-per-address} requests from
+     * their address waited ({@link Rejection.Reason#ADDRESS_LIMIT}).
+     */
+    public long addressLimited() {
+        return refused(Rejection.Reason.ADDRESS_LIMIT);
+    }
+
+    /**
+     * Of the rejected, streams refused because {@code streams.max-open} were open
+     * ({@link Rejection.Reason#STREAMS_FULL}).
+     */
+    public long streamsFull() {
+        return refused(Rejection.Reason.STREAMS_FULL);
     }
 
     /** The completed requests by content level, 0..M (a copy). */

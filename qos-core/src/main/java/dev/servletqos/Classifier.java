@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class Classifier {
 
+    /** The engine's logger: the policy's warnings are the engine's, as users' logging configurations name it. */
+    private static final System.Logger ENGINE_LOG = System.getLogger(QosEngine.class.getName());
+
     private final int[] classOf;
     private final RequestMatcher[] matchers;
     private final boolean[] tierRule;
@@ -147,5 +150,26 @@ final class Classifier {
             s[i] = adders[i].sum();
         }
         return s;
+    }
+
+    /**
+     * A path, host or header rule not marked trusted can only lower a request, so one naming the highest class
+     * changes nothing: most likely a policy written when such rules gave sessions their class. Said at start and
+     * at each reload.
+     */
+    static void warnOfRequestRulesThatChangeNothing(QosPolicy policy) {
+        List<Rule> rules = policy.rules();
+        String highest = policy.classes().get(0).name();
+        for (int i = 0; i < rules.size(); i++) {
+            Rule r = rules.get(i);
+            if (!r.credential() && highest.equals(r.serviceClass())) {
+                ENGINE_LOG.log(System.Logger.Level.WARNING, "servlet-qos: classification rule " + (i + 1) + " in order ("
+                        + r.type().key() + " " + r.values() + ") names " + highest
+                        + ", the highest class, and changes nothing: a "
+                        + r.type().key() + " rule only lowers requests below their session's class, it never gives "
+                        + "a session its class. Mark it trusted (rule.<n>.trusted = true) only if the client cannot "
+                        + "choose what it reads; see docs/configuration.md, Classification rules");
+            }
+        }
     }
 }

@@ -8,9 +8,6 @@ import dev.servletqos.policy.ContentTrees;
 import dev.servletqos.policy.ControlPolicy;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
-import dev.servletqos.policy.Rule;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,7 +67,8 @@ public final class QosEngine {
     private final TierCookies tierCookies;
     private final String sessionCookieName;
     private final ControlLoop control;
-    private final Routes routes = new Routes();
+    /** Turns each request into its {@link Entry} and enters it. */
+    private final Intake intake;
     /** Where {@link #reloadPolicy()} reads the policy again; null for an engine built from a policy object. */
     private volatile Supplier<QosPolicy> source;
     private final List<Consumer<QosPolicy>> reloadListeners = new CopyOnWriteArrayList<>();
@@ -83,11 +81,8 @@ public final class QosEngine {
     private Periodic periodic;
     /** Periodic runs that threw (the sweep, the control loop, the policy watch): {@link #periodicFailures()}. */
     private final java.util.concurrent.atomic.LongAdder periodicFailures = new java.util.concurrent.atomic.LongAdder();
-    private Periodic.Cancellable watch;
-    private Duration watchEvery;
-    /** The policy file {@link #reloadFrom(Supplier, Path)} named, or null; and what it looked like last. */
-    private volatile Path file;
-    private volatile String fileSeen;
+    /** The watch on the policy file {@link #reloadFrom(Supplier, Path)} named; its schedule under {@code this}. */
+    private final PolicyWatch fileWatch = new PolicyWatch(this::reloadPolicy);
 
     private QosEngine(QosPolicy policy, Clock clock) {
         this.clock = clock;
@@ -99,28 +94,8 @@ public final class QosEngine {
                 policy.cookies().sessionMaxAge(), policy.cookies().sessionSecure(), clock), clock);
         this.scheduler = new Scheduler(regime, initialSettings(policy), clock);
         this.control = new ControlLoop(this);
-        warnOfRequestRulesThatChangeNothing(policy);
-    }
-
-    /**
-     * A path, host or header rule not marked trusted can only lower a request, so one naming the highest class
-     * changes nothing: most likely a policy written when such rules gave sessions their class. Said at start and
-     * at each reload.
-     */
-    private static void warnOfRequestRulesThatChangeNothing(QosPolicy policy) {
-        List<Rule> rules = policy.rules();
-        String highest = policy.classes().get(0).name();
-        for (int i = 0; i < rules.size(); i++) {
-            Rule r = rules.get(i);
-            if (!r.credential() && highest.equals(r.serviceClass())) {
-                LOG.log(System.Logger.Level.WARNING, "servlet-qos: classification rule " + (i + 1) + " in order ("
-                        + r.type().key() + " " + r.values() + ") names " + highest
-                        + ", the highest class, and changes nothing: a "
-                        + r.type().key() + " rule only lowers requests below their session's class, it never gives "
-                        + "a session its class. Mark it trusted (rule.<n>.trusted = true) only if the client cannot "
-                        + "choose what it reads; see docs/configuration.md, Classification rules");
-            }
-        }
+        this.intake = new Intake(this, scheduler, sessions, sessionCookieName, clock);
+        Classifier.warnOfRequestRulesThatChangeNothing(policy);
     }
 
     /** The settings a policy starts with: its max-executing, budgets, session rates and delay targets. */
@@ -161,128 +136,12 @@ public final class QosEngine {
      * @return the request's ticket: RUNNING, PARKED or REJECTED
      */
     public Ticket enter(RequestView request, long nowNanos) {
-        Regime r = regime;
-        // first of all: an exempt request (a health probe, the metrics scrape) bypasses QoS; a stream candidate
-        // enters like any request, and gives its permit back only once its application went asynchronous (detach)
-        if (r.front.exempt(request)) {
-            return scheduler.exempt();
-        }
-        boolean stream = r.front.stream(request);
-        // a virtual server's requests within its guarantee are never refused for other hosts' load
-        VirtualServers.Host host = r.hosts.isEmpty() ? null : r.hosts.of(request.host());
-        boolean guaranteed = host != null && VirtualServers.take(host, nowNanos);
-        // the token-bucket rules refuse before the request is classified or its session looked up
-        if (!guaranteed && !r.buckets.isEmpty() && r.buckets.refuse(request, nowNanos) >= 0) {
-            return Ticket.refused(scheduler, nowNanos, scheduler.rejections().bucket());
-        }
-        String cookie = request.cookie(sessionCookieName);
-        long epochSecond = cookie != null ? clock.epochSecond() : 0;
-        SessionTable.Session s = sessions.lookup(cookie, epochSecond, r);
-        if (s != null && s.generation() > r.generation) {
-            r = regime; // a request under a policy reloaded since this one began put the session in the table
-        }
-        // the session's class comes from its credentials, once; request rules can only lower one request. A class
-        // index is meaningful with its policy's generation: one of an earlier policy is carried over by name.
-        int classified = s == null ? r.classifier.classifyNew(request) : 0;
-        int sessionClass = s == null ? classified & ~Classifier.CREDENTIAL
-                : r.resolve(s.generation(), s.classIndex());
-        // an admitted session, a tier cookie, an ip or trusted rule is a credential: no per-address limit for it
-        boolean credential = s != null || (classified & Classifier.CREDENTIAL) != 0;
-        // no admission cookie and not a browser's page: an API caller, admitted by request, never a session
-        boolean stateless = s == null && !asksForHtml(request.header("Accept"));
-        int c = r.classifier.requestClass(request, sessionClass);
-        Settings settings = scheduler.settings();
-        // only the capacity law compares routes: without it, no path is read for them
-        int route = settings.control().capacity() == ControlPolicy.Capacity.AUTO
-                ? routes.of(request.method(), request.path()) : 0;
-        Settings.ClassSettings cs = classSettings(settings, r, c);
-        int level = cs != null ? cs.levels() : r.policy.classes().get(c).content().levels();
-        String newId = null;
-        // a request within its virtual server's guarantee is served at full content, whatever the level
-        if (cs != null && cs.level() < level && !guaranteed) {
-            // degraded: the session decides between I and I+1, so a new one needs its id now
-            String id = s != null ? s.id() : (newId = SessionCookies.newSessionId());
-            level = level(cs.level(), cs.levels(), share(id));
-            if (level == 0 && s != null) {
-                level = 1; // an admitted session is served, at the lightest content
-            }
-        }
-        Scheduler.Load load = s != null ? s.load() : stateless ? null : new Scheduler.Load();
-        Ticket t = scheduler.enter(c, sessionClass, r.generation, nowNanos, route, s == null, level, load,
-                !credential && (r.policy.admission().maxQueuedPerAddress() > 0 || r.policy.admission().maxNewSessionsPerAddress() > 0)
-                        ? request.remoteAddress() : null,
-                (stateless ? Scheduler.STATELESS : 0) | (credential ? Scheduler.CREDENTIAL : 0)
-                        | (!stream ? 0 : credential ? Scheduler.STREAM : Scheduler.STREAM | Scheduler.ANONYMOUS_STREAM),
-                host, guaranteed);
-        if (t.state != Ticket.State.REJECTED && !stateless) {
-            t.setCookieHeader(s != null ? sessions.renewal(s, epochSecond, t, r)
-                    : sessions.admitNew(r, sessionClass, newId, load));
-        }
-        return t;
+        return intake.enter(request, nowNanos);
     }
 
-    /**
-     * Whether an {@code Accept} header asks for HTML ({@code text/html} in it, any case): a browser's page. A
-     * request without an admission cookie that does not (no Accept at all included) is stateless: an API caller
-     * or a probe, admitted by request ({@link Scheduler#STATELESS}). Allocates nothing.
-     */
-    static boolean asksForHtml(String accept) {
-        if (accept == null) {
-            return false;
-        }
-        for (int i = accept.indexOf('/'); i >= 0; i = accept.indexOf('/', i + 1)) {
-            if (i >= 4 && accept.regionMatches(true, i - 4, "text/html", 0, 9)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The settings in force of class {@code c} of {@code r}, or null while a reload put another policy's settings
-     * in force that has no class of that name (the request then enters at full content, and the scheduler carries
-     * it over by name).
-     */
-    private static Settings.ClassSettings classSettings(Settings settings, Regime r, int c) {
-        List<Settings.ClassSettings> cs = settings.classes();
-        String name = r.name(c);
-        if (c < cs.size() && cs.get(c).name().equals(name)) {
-            return cs.get(c);
-        }
-        for (Settings.ClassSettings x : cs) {
-            if (x.name().equals(name)) {
-                return x;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The content level of a session whose {@link #share} is {@code share} when its class's level is {@code m}
-     * (paper 000 section 4.2): with {@code m = I + F}, I+1 if {@code share < F}, else I; at most {@code levels}.
-     * A session's level rises and falls with m, never against it, and stays while m does.
-     */
-    static int level(double m, int levels, double share) {
-        if (!(m < levels)) {
-            return levels;
-        }
-        if (!(m > 0)) {
-            return 0;
-        }
-        int whole = (int) m;
-        return share < m - whole ? whole + 1 : whole;
-    }
-
-    /**
-     * Where a session falls in [0, 1): a mix of the hash of its id (which the admission cookie carries and its
-     * renewals keep), the same on every node. Spread evenly over the sessions, so that the sessions below F are
-     * a fraction F of them.
-     */
-    static double share(String sessionId) {
-        long z = sessionId.hashCode() * 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 32)) * 0xD6E8FEB86659FD93L;
-        z ^= z >>> 32;
-        return (z >>> 11) * 0x1.0p-53;
+    /** The policy in force and what the request path reads from it. */
+    Regime regime() {
+        return regime;
     }
 
     /**
@@ -416,14 +275,6 @@ public final class QosEngine {
         control.override(law);
     }
 
-    /**
-     * The control laws this engine's loop chains each period, by stage and mode: register a law of one's own
-     * here, beside the built-in ones or in place of one. A change takes effect at the next period. Thread-safe.
-     */
-    public ControlLawRegistry controlLaws() {
-        return control.laws();
-    }
-
     /** What the control loop did: periods, failures, and each class's last reference, measurement and output. */
     public ControlStatus controlStatus() {
         return control.status();
@@ -473,10 +324,10 @@ public final class QosEngine {
     /**
      * Tells the engine how many worker threads the container has: the ceiling of {@code max-executing} becomes
      * at most {@code threads} minus an eighth of them (at least 2), because a resumed request is a new task on
-     * the same pool and the container needs threads of its own. The runtime calls it at start when its adapter can
-     * read the pool's size (Tomcat's connectors, Jetty's server thread pool); the filter cannot. Only with
-     * {@code control.capacity = auto}: a fixed {@code max-executing} stays as configured (the runtime warns when it
-     * is not below the pool).
+     * the same pool and the container needs threads of its own. Adapters call it at start when they can read
+     * the pool's size (Tomcat's connectors, Jetty's server thread pool); the filter cannot. Only with
+     * {@code control.capacity = auto}: a fixed {@code max-executing} stays as configured (the Jetty adapter warns
+     * when it is not below the pool; the Tomcat valve does not).
      *
      * @return the ceiling now in force
      * @throws IllegalArgumentException if {@code threads} is below 1
@@ -536,6 +387,14 @@ public final class QosEngine {
     }
 
     /**
+     * The control laws this engine's loop chains each period, by stage and mode: register a law of one's own
+     * here, beside the built-in ones or in place of one. A change takes effect at the next period. Thread-safe.
+     */
+    public ControlLawRegistry controlLaws() {
+        return control.laws();
+    }
+
+    /**
      * An operator's change of part of the settings (the setters above, the JMX beans): the settings in force are
      * read, changed by {@code change} and put in force through {@link #apply} as {@link Settings.Source#OPERATOR},
      * with no other writer (the controller, another operator) between the read and the apply, so that neither
@@ -577,55 +436,13 @@ public final class QosEngine {
      */
     public void reloadFrom(Supplier<QosPolicy> source, Path file) {
         this.source = source;
-        this.file = file;
-        this.fileSeen = file == null ? null : stamp(file);
+        fileWatch.watch(file);
         rewatch();
     }
 
     /** Schedules, reschedules or cancels the file watch for the policy in force; under {@code this}. */
     private synchronized void rewatch() {
-        Duration every = regime.policy.watch();
-        boolean on = periodic != null && file != null && source != null && !every.isZero();
-        if (on && watch != null && every.equals(watchEvery)) {
-            return;
-        }
-        if (watch != null) {
-            watch.cancel();
-            watch = null;
-            watchEvery = null;
-        }
-        if (on) {
-            watchEvery = every;
-            watch = periodic.schedule(this::checkFile, every);
-        }
-    }
-
-    /** One look at the policy file: reloads it when its modification time or size changed since the last look. */
-    private void checkFile() {
-        Path f = file;
-        if (f == null) {
-            return;
-        }
-        String now = stamp(f);
-        if (now.equals(fileSeen)) {
-            return;
-        }
-        fileSeen = now;
-        try {
-            reloadPolicy();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "servlet-qos: " + f + " changed but was not reloaded, the policy in "
-                    + "force stays: " + e.getMessage());
-        }
-    }
-
-    /** What the file looks like, to notice a change: its modification time and size, or that it is missing. */
-    private static String stamp(Path f) {
-        try {
-            return Files.getLastModifiedTime(f) + " " + Files.size(f);
-        } catch (IOException e) {
-            return "missing";
-        }
+        fileWatch.reschedule(periodic, source != null, regime.policy.watch());
     }
 
     /** Whether {@link #reloadPolicy()} has somewhere to read the policy from. */
@@ -696,7 +513,7 @@ public final class QosEngine {
             }
         }
         rewatch();
-        warnOfRequestRulesThatChangeNothing(next);
+        Classifier.warnOfRequestRulesThatChangeNothing(next);
         LOG.log(System.Logger.Level.INFO, "servlet-qos: policy reloaded: classes "
                 + next.classes().stream().map(ClassPolicy::name).toList());
         for (Consumer<QosPolicy> l : reloadListeners) {

@@ -1,34 +1,21 @@
 package dev.servletqos;
 
 import dev.servletqos.Ticket.State;
-import dev.servletqos.control.WaitHistogram;
 import dev.servletqos.policy.ClassPolicy;
-import dev.servletqos.policy.QosPolicy.Scheduling;
 import dev.servletqos.policy.QosPolicy;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Per-class FIFO queues in front of the worker threads, per-class budgets (concurrency permits), and the
  * counters that reconcile every ticket's outcome. One lock guards all of it, so that a snapshot is consistent
  * and a decision sees one state; the lock is held for a few field updates only and listeners are called after
- * it is released. Two parts are asked under the same lock: the {@link AdmissionStep}s for new sessions, and
- * the {@link SchedulingPolicy} for who is served next.
- *
- * <p>Who may start (paper 004 section 4.4, paper 001 section III): a class may start a request while the
- * total is below {@code max-executing}, and either its own count is below its budget, or borrowing is on
- * (work conserving: idle permits of other classes are used). In every case the permits still free after the
- * start must cover the unused reserves of the other classes, so a reserve is never lent; the highest class has one
- * permit by default ({@link QosPolicy#defaultTopReserve()}), kept while max-executing is at least the given
- * reserves plus 2, so that a flood of the lower classes never makes it wait for a release. Waiting requests
- * are released by policy: own-budget starts before borrowed ones; within each, by the scheduling policy.
- * Budgets change non-preemptively: a lowered budget takes effect as requests finish, a raised one drains the
- * queue at once.
+ * it is released. Under that lock the scheduler asks its parts, each with one job: {@link Admission} (every
+ * refusal at entry, in order, with the {@link AdmissionStep}s of new sessions), {@link Dispatcher} (permits,
+ * queues, who is served next by the {@link SchedulingPolicy}) and {@link SessionLines} ({@code
+ * admission.max-per-session}); the scheduler itself enters, ends and expires tickets, counts them per class
+ * ({@link Lane}), and puts settings ({@link SettingsClamp}) and reloaded policies ({@link LaneMigration}) in force.
  *
  * <p>The live settings (max-executing, budgets, session rates, delay targets) are one {@link Settings} value,
  * replaced whole by {@link #apply}, which clamps it and dispatches once.
@@ -39,259 +26,34 @@ final class Scheduler {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Clock clock;
-    // what the policy decides; replaced together, under the lock, when the policy is reloaded (reload)
-    private Scheduling scheduling;
-    private SchedulingPolicy policy;
-    private boolean borrowing;
     /** The lanes, highest priority first; the array is replaced, never changed, so it may be read without the lock. */
     private volatile Lane[] lanes;
     private volatile AdmissionStep.Rejections rejections;
-    /** The reserves the policy gives (not the highest class's default one): the least max-executing can be. */
-    private int reserves;
-    /**
-     * The highest class's default reserve ({@link QosPolicy#defaultTopReserve()}; 0: none), kept while max-executing
-     * is at least {@code reserves + 2} ({@link #applyLocked}).
-     */
-    private int defaultReserve;
-    /** The reserves in force, every class's ({@link Lane#reserve}): 0 lets {@link #canStart} skip them. */
-    private int reserved;
     /**
      * The generation of the policy in force ({@link Regime}), to carry class indexes of an earlier one over; its
      * token-bucket rules (their rates are put in force with the settings) and its virtual servers.
      */
     private Regime regime;
-    /** Guaranteed requests waiting (all classes, FIFO): started before any other waiting request. */
-    private Ticket guaranteedHead;
-    private Ticket guaranteedTail;
-    /** {@code admission.max-per-session} and {@code admission.max-queued-per-address}; 0 = no limit. */
-    private int maxPerSession;
-    private int maxQueuedPerAddress;
-    /**
-     * The fair shares of anonymous new sessions among client addresses while their class rations them
-     * ({@code admission.max-new-sessions-per-address}, the least share); null when off (0). Kept across reloads
-     * while on (the addresses keep their counts).
-     */
-    private AddressSessions addressSessions;
-    /**
-     * Whether a per-address share binding for an address that looks like a proxy's or a NAT's was logged (once per
-     * engine).
-     */
-    private boolean addressRefusalLogged;
-    /** A request without an admission cookie that is not a browser's page: request-level admission, no session. */
-    static final int STATELESS = 1;
-    /** A request carrying a credential (admission cookie, tier cookie, ip or trusted rule): no per-address limit. */
-    static final int CREDENTIAL = 2;
-    /** A stream candidate ({@code streams.*}): it may become an open stream once its application went async. */
-    static final int STREAM = 4;
-    /** With {@link #STREAM}: a candidate of no admitted session and no credential, counted in the anonymous half. */
-    static final int ANONYMOUS_STREAM = 8;
-    /** How long a class counts as rationing after its admission refused a new session, nanoseconds. */
-    static final long RATIONING_NANOS = 1_000_000_000L;
-    /**
-     * Requests waiting now per client address (those that entered while the limit was on: each is counted once
-     * and uncounted once, across reloads too); guarded by the lock.
-     */
-    private final Map<String, int[]> queuedByAddress = new HashMap<>();
+    /** Who may enter: every refusal, in order; guarded by the lock. */
+    private final Admission admission = new Admission(this);
+    /** The sessions' lines ({@code admission.max-per-session}) and cookie renewals; guarded by the lock. */
+    private final SessionLines lines = new SessionLines(this);
+    /** Permits and queues: who runs, who waits, who is next; guarded by the lock. */
+    private final Dispatcher d = new Dispatcher(admission, lines);
 
     private volatile Settings settings;
-    private boolean autoAdmission;
-    private int maxExecuting;
-    private int executing;
     /** Per route ({@link Routes}), all classes: the timed completions' service time and their number. */
     private final long[] routeNanos = new long[Routes.MAX];
     private final long[] routeTimed = new long[Routes.MAX];
     /** Per route, a moving mean of its timed service times in ns (0: none timed yet); for the queue guard. */
     private final double[] routeServiceNanos = new double[Routes.MAX];
-    private int parked;
-    /** Requests waiting in their sessions' lines, all classes (not in {@link #parked}). */
-    private int lined;
-    /** Requests ever moved from a session's line to their class's queue: tells a caller to dispatch. */
-    private long lineMoves;
     /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
     private double serviceEwmaNanos;
     /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
     private final Ticket exemptTicket = Ticket.exempt(this);
     private final java.util.concurrent.atomic.LongAdder exempted = new java.util.concurrent.atomic.LongAdder();
-    /** Streams open now ({@link #detach}), all classes; and of those, of no admitted session. */
-    private int openStreams;
-    private int anonymousStreams;
-
-    /** One class's queue, budget, bucket and counters; guarded by the lock. */
-    static final class Lane {
-        final String name;
-        // the class's policy: set at creation and when the policy is reloaded (configure)
-        int index;
-        /** The reserve in force: the policy's, or for the highest class's default one, 0 while it is not kept. */
-        int reserve;
-        int weight;
-        int maxQueue;
-        /** Read without the lock by {@link Ticket#maxWaitNanos()}. */
-        volatile long maxWaitNanos;
-        int totalQueuedTrigger;
-        int higherQueuedTrigger;
-        final TokenBucket sessions;
-        /**
-         * Where this lane's requests went when a reloaded policy removed its class (the default class's lane), else
-         * null: a request still running here gives its permit back there.
-         */
-        Lane successor;
-        /**
-         * The class's content levels M (the policy's; a reload may change them). Read without the lock by
-         * {@link Ticket#levels()}.
-         */
-        volatile int levels;
-        /** Copies of the settings in force that the request path reads. */
-        int budget;
-        long delayTargetNanos;
-
-        Ticket head;
-        Ticket tail;
-        int queued;
-        /**
-         * This class's requests waiting in their sessions' lines ({@link Load}), in arrival order (linked by
-         * {@link Ticket#prev}, {@link Ticket#next}), for the expiry sweep; and how many. Not in {@link #queued}.
-         */
-        Ticket lineHead;
-        Ticket lineTail;
-        int lined;
-        int executing;
-        long pass;
-
-        long entered;
-        long completed;
-        long declined;
-        long rejected;
-        long expired;
-        long cancelled;
-        long queueFull;
-        long sessionsAdmitted;
-        long sessionsRefusedQueued;
-        long sessionsRefusedRate;
-        /** New sessions refused because their content level was 0. */
-        long sessionsRefusedLevel;
-        /** New sessions refused by their address's fair share ({@code admission.max-new-sessions-per-address}). */
-        long sessionsRefusedAddress;
-        /**
-         * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
-         * that ran at a level above M (a reload lowered M meanwhile) counts at M.
-         */
-        long[] completedByLevel;
-        long sessionLimited;
-        long addressLimited;
-        long borrowedGrants;
-        /** Streams open now (running without a permit), and streams refused by {@code streams.max-open}. */
-        int streams;
-        long streamsFull;
-        /** Permits granted, at once or after waiting, and the total time the granted requests waited. */
-        long grants;
-        long waitNanos;
-        final long[] waitBuckets = new long[WaitHistogram.BUCKETS];
-        /** Time from grant to completion of the completions that were timed ({@link #finish}), and how many. */
-        long serviceNanos;
-        long serviceTimed;
-        /** Response bytes of the completed requests, as far as the adapter knew them. */
-        long bytes;
-        /** Until when the class counts as rationing: its admission refused a new session within a second of it. */
-        long rationedUntil;
-        boolean rationed;
-        /** Session-rate refusals, decaying with a time constant of a second, and when last updated. */
-        private double refusals;
-        private long refusalsNanos;
-
-        Lane(ClassPolicy c, int index) {
-            this.name = c.name();
-            this.sessions = new TokenBucket(c.admission().sessionRate(), c.admission().sessionBurst());
-            configure(c, index);
-        }
-
-        /** Takes the class's policy (a reloaded one keeps the lane, its queue and its counters). */
-        void configure(ClassPolicy c, int index) {
-            this.index = index;
-            this.reserve = c.capacity().reserve();
-            this.weight = c.capacity().weight();
-            this.maxQueue = c.queue().maxQueue();
-            this.maxWaitNanos = c.queue().maxWait().toNanos();
-            this.totalQueuedTrigger = c.admission().totalQueuedTrigger();
-            this.higherQueuedTrigger = c.admission().higherQueuedTrigger();
-            int m = c.content().levels();
-            if (completedByLevel == null) {
-                completedByLevel = new long[m + 1];
-            } else if (m != levels) {
-                // the counts stay, those above the new M count at M, so that they still add up
-                long[] by = new long[m + 1];
-                for (int i = 0; i < completedByLevel.length; i++) {
-                    by[Math.min(i, m)] += completedByLevel[i];
-                }
-                completedByLevel = by;
-            }
-            this.levels = m;
-        }
-
-        /** The lane a request of this one belongs to now: itself, or where a reload moved its requests. */
-        Lane current() {
-            Lane l = this;
-            while (l.successor != null) {
-                l = l.successor;
-            }
-            return l;
-        }
-
-        /** Counts one more session-rate refusal now; returns the refusals of about the last second. */
-        double recentRefusals(long now) {
-            double age = Math.max(0, now - refusalsNanos) / 1e9;
-            refusals = refusals * Math.exp(-age) + 1;
-            refusalsNanos = now;
-            return refusals;
-        }
-    }
-
-    /**
-     * One admitted session's requests in flight, for {@code admission.max-per-session}, and its cookie renewals: shared
-     * by the session's entries in the session table (its cookie and its renewals). Guarded by the lock.
-     *
-     * <p>{@link #requests} are those executing or waiting in their class's queue: at most max-per-session (but after a
-     * reload lowered it). The session's further requests wait in its line, first come first served, holding no thread
-     * (PARKED tickets like any waiting request): each time one of the counted requests ends, the line's first moves on
-     * to its class's queue, in its place by arrival, and from there to a permit.
-     */
-    static final class Load {
-        int requests;
-        /** The session's line: its oldest waiting request, the newest, and how many (linked by Ticket.lineNext). */
-        Ticket lineHead;
-        Ticket lineTail;
-        int lined;
-        /** The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. */
-        long newestUntil;
-        /** The request carrying a renewal not yet served, else null: its end undoes the renewal unless served. */
-        Ticket renewing;
-        /** {@link #newestUntil} before the renewal that {@link #renewing} carries. */
-        long newestBefore;
-    }
-
-    /**
-     * Claims the renewal of a session's admission cookie for ticket {@code t}, which presented a cookie valid until
-     * {@code presentedUntil}: granted only if the session has no newer cookie on this node, served or on its way,
-     * and {@code t} is running or waiting. So one cookie is renewed once, for one of the clients presenting it (a
-     * cookie shared by many does not renew for all of them); if the request carrying the renewal ends without being
-     * served (refused after waiting, cancelled, declined), the renewal is undone and the next request presenting the
-     * cookie may claim it.
-     *
-     * @param until the admitted-until of the renewed cookie
-     */
-    boolean claimRenewal(Load load, Ticket t, long presentedUntil, long until) {
-        lock.lock();
-        try {
-            if (load.newestUntil > presentedUntil || (t.state != State.RUNNING && t.state != State.PARKED)) {
-                return false;
-            }
-            load.newestBefore = load.newestUntil;
-            load.newestUntil = until;
-            load.renewing = t;
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
+    /** The streams open now ({@link #detach}); guarded by the lock. */
+    private final StreamPool streams = new StreamPool();
 
     /**
      * While nothing waits, one completion in this many (per class) reads the clock to measure its service
@@ -319,40 +81,20 @@ final class Scheduler {
         }
     }
 
-    /** Puts a policy's scheduling, borrowing, refusals and lanes in force; under the lock. */
+    /** Puts a policy's lanes, scheduling, borrowing, refusals and limits in force; under the lock. */
     private void takePolicyLocked(Regime r, Lane[] next) {
         QosPolicy p = r.policy;
-        if (p.scheduling() != scheduling) {
-            scheduling = p.scheduling();
-            policy = SchedulingPolicy.of(scheduling);
-            for (Lane l : next) {
-                l.pass = 0; // passes of another policy mean nothing to this one
-            }
-        }
-        borrowing = p.borrowing();
+        d.takePolicyLocked(p, next);
         rejections = new AdmissionStep.Rejections(p.admission().rejectStatus(), p.admission().retryAfter());
-        int sum = 0;
-        for (Lane l : next) {
-            sum += l.reserve;
-        }
-        defaultReserve = p.defaultTopReserve();
-        reserves = sum - defaultReserve;
-        reserved = sum; // until the settings are applied (applyLocked), which a policy is taken with
-        maxPerSession = p.admission().maxPerSession();
-        maxQueuedPerAddress = p.admission().maxQueuedPerAddress();
-        if (p.admission().maxNewSessionsPerAddress() <= 0) {
-            addressSessions = null;
-        } else if (addressSessions == null) {
-            addressSessions = new AddressSessions(p.admission().maxNewSessionsPerAddress());
-        } else {
-            addressSessions.configure(p.admission().maxNewSessionsPerAddress());
-        }
+        lines.configureLocked(p.admission().maxPerSession());
+        admission.configureLocked(p);
         lanes = next;
         regime = r;
     }
 
+    /** A refusal for a request that waited its maximum, or could not be served after all: 503. */
     Rejection expiredRejection() {
-        return rejections.expired();
+        return rejections.of(Rejection.Reason.EXPIRED);
     }
 
     /** The settings in force. */
@@ -365,7 +107,7 @@ final class Scheduler {
      * is not counted: it gives way to a lower max-executing.
      */
     int reserves() {
-        return reserves;
+        return d.reserves;
     }
 
     /** The engine's refusals (admission steps). */
@@ -375,7 +117,7 @@ final class Scheduler {
 
     /** Whether new sessions are admitted by the admission law and the queue guard; under the lock. */
     boolean autoAdmission() {
-        return autoAdmission;
+        return d.autoAdmission;
     }
 
     /** The mean service time of recent completions, nanoseconds; 0 before any was timed. Under the lock. */
@@ -409,102 +151,113 @@ final class Scheduler {
     AddressSessions addressSessions() {
         lock.lock();
         try {
-            return addressSessions;
+            return admission.addressSessionsLocked();
         } finally {
             lock.unlock();
         }
     }
 
-    /** The total concurrency in force; under the lock. */
-    int maxExecuting() {
-        return maxExecuting;
+    /** The lanes, highest priority first (a shared array: do not modify). */
+    Lane[] lanes() {
+        return lanes;
     }
 
-    /** Requests waiting now, all classes; under the lock (admission steps). */
-    int queued() {
-        return parked;
+    /** The total concurrency in force; under the lock. */
+    int maxExecuting() {
+        return d.maxExecuting;
     }
 
     /** Permits held now by the classes above {@code index}; under the lock (admission steps). */
     int executingAbove(int index) {
-        int n = 0;
-        for (int i = 0; i < index; i++) {
-            n += lanes[i].executing;
-        }
-        return n;
+        return d.executingAbove(index);
     }
 
     /** Requests waiting now in the classes above {@code index}; under the lock (admission steps). */
     int queuedAbove(int index) {
-        int n = 0;
-        for (int i = 0; i < index; i++) {
-            n += lanes[i].queued;
-        }
-        return n;
+        return d.queuedAbove(index);
+    }
+
+    /** The permits kept free for the classes but {@code lane} ({@link Dispatcher#reservedFor}); under the lock. */
+    int reservedFor(Lane lane) {
+        return d.reservedFor(lane);
+    }
+
+    /** How long a request of the class waits before it is overdue ({@link Dispatcher#overdueAfterNanos}). */
+    static long overdueAfterNanos(Lane lane) {
+        return Dispatcher.overdueAfterNanos(lane);
+    }
+
+    /** The dispatcher, for the sessions' lines (their requests move on into its queues). */
+    Dispatcher dispatcher() {
+        return d;
+    }
+
+    /** Requests waiting now, all classes; under the lock (admission steps). */
+    int queued() {
+        return d.parked;
     }
 
     /**
-     * Enters a request of class {@code classIndex} and route {@code route} ({@link Routes}; 0 when not known) at
-     * content level {@code level}: RUNNING, PARKED or REJECTED. Both class indexes are of the policy of generation
-     * {@code generation} ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the class's
-     * name, and the level is lowered to the class's levels if the reload gave it fewer. The first request of a new
-     * session meets admission first (refused at level 0, else, while its class rations, when its address is above its
-     * fair share ({@code admission.max-new-sessions-per-address}), else the admission steps of its session's class
-     * {@code sessionClass}, in order, or a lower class's: priority at the door), and the session counts as admitted
-     * only if its request is not rejected; a request of a known (admitted) session is never refused by admission, and
-     * never comes at level 0. A request of a session with {@code admission.max-per-session} requests executing or in
-     * their class's queue (or a line) waits in the session's line, PARKED, refused only when the line holds its
-     * class's max-queue. Another request that would have to wait is refused when its class's queue is full, or when
-     * its address has its share of a scarce queue waiting ({@code admission.max-queued-per-address}). A request of
-     * virtual server {@code host} (null: none) within its guarantee is never refused: not by admission, not by a full
-     * queue or a limit; it runs at once when a permit is free (its class's budget aside, the other classes' reserves
-     * kept), else waits in the guaranteed queue, which is served before every class's.
-     *
-     * @param load    the session's requests in flight, counted while this one is; null: not counted
-     * @param address the client's address, for the per-address limits ({@code admission.max-queued-per-address}
-     *                and, for a new session, {@code admission.max-new-sessions-per-address}); null: not counted
+     * Enters request {@code e} at {@code now}: RUNNING, PARKED or REJECTED. Its class indexes are of the policy of its
+     * generation ({@link Regime}): one of a policy a reload replaced meanwhile is carried over by the class's name,
+     * and its level is lowered to the class's levels if the reload gave it fewer. It meets {@link Admission}'s chain of
+     * refusals (a new session counts as admitted only if its request is not rejected; a request of a known, admitted
+     * session is never refused by session admission, and never comes at level 0), then is placed: a request of a
+     * session with {@code admission.max-per-session} requests executing or in their class's queue (or a line) waits in
+     * the session's line, PARKED; another runs at once when its class may start one, else waits in its class's queue.
+     * A request within its virtual server's guarantee runs at once when a permit is free (its class's budget aside,
+     * the other classes' reserves kept), else waits in the guaranteed queue, which is served before every class's. A
+     * stream candidate may become an open stream later ({@link #detach}). Allocates the ticket only: this method only
+     * hands {@code e}'s values on, so that it stays small enough for the JIT to inline into its caller, where it takes
+     * the Entry apart instead of allocating it; the method it calls is too large to inline into it (do not make it
+     * smaller than the JIT's limit for hot methods, 325 bytes of bytecode, or check with {@code -prof gc}).
      */
-    Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
-                 Load load, String address, VirtualServers.Host host, boolean guaranteed) {
-        return enter(classIndex, sessionClass, generation, now, route, newSession, level, load, address, 0, host,
-                guaranteed);
+    Ticket enter(Entry e, long now) {
+        return enter(now, e.classIndex(), e.sessionClass(), e.generation(), e.route(), e.level(), e.newSession(),
+                e.load(), e.address(), e.kind(), e.host(), e.guaranteed());
     }
 
-    /**
-     * {@link #enter(int, int, int, long, int, boolean, int, Load, String, VirtualServers.Host, boolean)} with what
-     * the request carries: {@code kind} is 0 or these or'ed: {@link #STATELESS}, {@link #CREDENTIAL}, {@link #STREAM}
-     * and with it, for a stream candidate of no admitted session, {@link #ANONYMOUS_STREAM}. A stateless request
-     * ({@code newSession} true, no session made) is admitted by request: refused while its class rations new
-     * sessions, else run or queued as any, taking no session token. A request with a credential is never refused by
-     * a per-address limit; {@code address} is asked only of the others. A stream candidate that finds the stream
-     * pool full ({@link #streamsFullLocked}) is refused 503 ({@code streams-full}) before anything else, its
-     * session's admission included; any other is entered as any request, and may become an open stream later
-     * ({@link #detach}).
-     */
-    Ticket enter(int classIndex, int sessionClass, int generation, long now, int route, boolean newSession, int level,
-                 Load load, String address, int kind, VirtualServers.Host host, boolean guaranteed) {
+    /** {@link #enter(Entry, long)} with the entry's values. */
+    private Ticket enter(long now, int classIndex, int sessionClass, int generation, int route, int level,
+                         boolean newSession, SessionLoad load, String address, int kind, VirtualServers.Host host,
+                         boolean guaranteed) {
         Ticket t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
-        t.candidate = (kind & STREAM) != 0;
-        t.anonymousStream = (kind & ANONYMOUS_STREAM) != 0;
-        Ticket ready = null;
+        t.candidate = (kind & Entry.STREAM) != 0;
+        t.anonymousStream = (kind & Entry.ANONYMOUS_STREAM) != 0;
+        if ((kind & Entry.CREDENTIAL) != 0) {
+            address = null; // a credential is never held by its address
+        }
+        Ticket ready;
         lock.lock();
         try {
             // an index of the policy before a reload is carried over by the class's name
             Regime r = regime;
             Lane lane = lanes[r.resolve(generation, classIndex)];
             Lane sessionLane = lanes[r.resolve(generation, sessionClass)];
-            lowerLevel(t, lane);
+            lane.lowerLevel(t);
             t.lane = lane;
             lane.entered++;
-            ready = expireOverdueLocked(now, null);
-            if (t.candidate && streamsFullLocked(t.anonymousStream)) {
-                lane.streamsFull++;
-                refuseLocked(t, lane, rejections.streamsFull());
-            } else {
-                decideLocked(t, lane, sessionLane, now, newSession, load, (kind & CREDENTIAL) != 0 ? null : address,
-                        kind);
+            ready = d.expireOverdueLocked(now, null, rejections);
+            Dispatcher.Place place = d.placeLocked(t, lane, load);
+            boolean admitted = admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now);
+            if (admitted && place == Dispatcher.Place.LINE) {
+                lines.lineLocked(t, lane, load);
+            } else if (admitted) {
+                if (place == Dispatcher.Place.START) {
+                    d.grantLocked(t, lane, now);
+                    lane.waitBuckets[0]++;
+                } else {
+                    d.enqueueLocked(t, lane);
+                    if (!t.guaranteed) {
+                        admission.queuedLocked(t, address);
+                    }
+                }
+                if (load != null && !t.guaranteed) {
+                    load.requests++;
+                    t.load = load;
+                }
             }
         } finally {
             lock.unlock();
@@ -512,6 +265,30 @@ final class Scheduler {
         // Whatever was decided for this request, the requests expired on the way must hear of it.
         notifyAll(ready);
         return t;
+    }
+
+    /**
+     * Claims the renewal of a session's admission cookie for ticket {@code t} ({@link SessionLines#claimRenewalLocked}).
+     *
+     * @param until the admitted-until of the renewed cookie
+     */
+    boolean claimRenewal(SessionLoad load, Ticket t, long presentedUntil, long until) {
+        lock.lock();
+        try {
+            return lines.claimRenewalLocked(load, t, presentedUntil, until);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What is wrong with the sessions' lines ({@link SessionLines#problemLocked}), or null; for the tests. */
+    String lineProblem() {
+        lock.lock();
+        try {
+            return lines.problemLocked(lanes);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -546,15 +323,10 @@ final class Scheduler {
             }
             Lane lane = t.lane.current();
             t.lane = lane;
-            endedLocked(t, true, now); // the session's line moves on: dispatched below
-            releaseLocked(lane);
-            lane.streams++;
-            openStreams++;
-            if (t.anonymousStream) {
-                anonymousStreams++;
-            }
-            t.stream = true;
-            ready = dispatchLocked(null, now);
+            lines.endedLocked(t, true, now); // the session's line moves on: dispatched below
+            d.releaseLocked(lane);
+            streams.openedLocked(t, lane);
+            ready = d.dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
@@ -562,375 +334,9 @@ final class Scheduler {
         return true;
     }
 
-    /**
-     * Whether a stream (of no admitted session: {@code anonymous}) finds the pool full: {@code streams.max-open} of
-     * the policy in force open, or for an anonymous one, half of them (rounded up) anonymous, so that a flood of
-     * cookie-less streams leaves the other half to the sessions admitted. Under the lock.
-     */
-    private boolean streamsFullLocked(boolean anonymous) {
-        int maxOpen = regime.front.maxOpenStreams;
-        return openStreams >= maxOpen || anonymous && anonymousStreams >= (maxOpen + 1) / 2;
-    }
-
-    /** Ends open stream {@code t} (RUNNING): it leaves the open streams, completed or declined, never timed. */
-    private void endStreamLocked(Ticket t, Lane lane, boolean declined) {
-        lane.streams--;
-        openStreams--;
-        if (t.anonymousStream) {
-            anonymousStreams--;
-        }
-        if (declined) {
-            t.state = State.DECLINED;
-            lane.declined++;
-        } else {
-            t.state = State.COMPLETED;
-            lane.completed++;
-            lane.completedByLevel[Math.min(t.level, lane.levels)]++;
-        }
-    }
-
-    private void decideLocked(Ticket t, Lane lane, Lane sessionLane, long now, boolean newSession, Load load,
-                              String address, int kind) {
-        if (t.guaranteed) {
-            // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
-            // that can start takes nothing from it
-            if (canStart(lane, true)) {
-                grantLocked(t, lane, now);
-                lane.waitBuckets[0]++;
-            } else {
-                enqueueLocked(t, lane);
-            }
-            if (newSession && (kind & STATELESS) == 0) {
-                sessionLane.sessionsAdmitted++;
-            }
-            return;
-        }
-        int slot = -1;
-        if (newSession && address != null && addressSessions != null && (kind & STATELESS) == 0) {
-            slot = addressSessions.slot(address, now);
-            addressSessions.asked(slot, now);
-        }
-        // whose session token the new session takes: its class's, or a lower class's (priority at the door)
-        Lane payer = sessionLane;
-        if (newSession && (t.level == 0 ? refuseLevelLocked(t, lane, sessionLane, now, slot)
-                : (payer = admitLocked(t, lane, sessionLane, now, address, slot, kind)) == null)) {
-            return;
-        }
-        if (load != null && (load.lined > 0 || (maxPerSession > 0 && load.requests >= maxPerSession))) {
-            // the session has max-per-session requests in flight (a new session never has): this one waits in the
-            // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
-            // gets no more of the server at once than one browser; the class's max-queue bounds the line
-            if (load.lined >= lane.maxQueue) {
-                lane.sessionLimited++;
-                refuseLocked(t, lane, rejections.sessionLimit());
-            } else {
-                lineLocked(t, lane, load);
-            }
-            return;
-        }
-        if (lane.head == null && canStart(lane, borrowing)) {
-            grantLocked(t, lane, now);
-            lane.waitBuckets[0]++;
-        } else if (lane.queued >= lane.maxQueue) {
-            lane.queueFull++;
-            refuseLocked(t, lane, rejections.queueFull());
-            return;
-        } else if (address != null && maxQueuedPerAddress > 0 && overQueueShareLocked(lane, address, now)) {
-            lane.addressLimited++;
-            warnOfSharedAddressLocked(address, true);
-            refuseLocked(t, lane, rejections.addressLimit());
-            return;
-        } else {
-            enqueueLocked(t, lane);
-            if (address != null && maxQueuedPerAddress > 0) {
-                queuedByAddress.computeIfAbsent(address, a -> new int[1])[0]++;
-                t.address = address;
-            }
-        }
-        if (load != null) {
-            load.requests++;
-            t.load = load;
-        }
-        if (newSession && (kind & STATELESS) == 0) {
-            sessionLane.sessionsAdmitted++;
-            payer.sessions.take();
-            if (slot >= 0) {
-                addressSessions.admitted(slot, now);
-            }
-        }
-    }
-
-    /** Refuses a new session whose content level is 0 (paper 000: the lowest level is refusal); returns true. */
-    private boolean refuseLevelLocked(Ticket t, Lane lane, Lane sessionLane, long now, int slot) {
-        sessionLane.sessionsRefusedLevel++;
-        rationedLocked(sessionLane, now, slot);
-        refuseLocked(t, lane, rejections.sessionLevel());
-        return true;
-    }
-
-    private void refuseLocked(Ticket t, Lane lane, Rejection r) {
-        lane.rejected++;
-        t.rejectWith(r);
-        t.state = State.REJECTED;
-    }
-
-    private int queuedFrom(String address) {
-        int[] n = queuedByAddress.get(address);
-        return n == null ? 0 : n[0];
-    }
-
-    /**
-     * Whether a request from {@code address} (no credential) that would wait in {@code lane} is over its address's
-     * share of the queue: only while the queue is scarce (half full or more, or the class rations its new sessions)
-     * and other addresses wait too; the share is the class's queue divided among the addresses waiting, at least
-     * {@code admission.max-queued-per-address}. One address alone (a large NAT) may fill the queue.
-     */
-    private boolean overQueueShareLocked(Lane lane, String address, long now) {
-        int mine = queuedFrom(address);
-        int addresses = queuedByAddress.size() + (mine == 0 ? 1 : 0);
-        if (addresses < 2 || (2L * lane.queued < lane.maxQueue && !rationingLocked(lane, now))) {
-            return false;
-        }
-        return mine >= Math.max(maxQueuedPerAddress, lane.maxQueue / addresses);
-    }
-
-    /**
-     * Whether {@code lane} rations its new sessions now: its admission refused one within {@link #RATIONING_NANOS},
-     * its session tokens are scarce ({@link TokenBucket#scarce}), or its queue steps are about to refuse
-     * ({@link AdmissionStep#queueScarce}). While it does not, no request of the class is refused for its address,
-     * and stateless requests are admitted.
-     */
-    boolean rationingLocked(Lane lane, long now) {
-        return (lane.rationed && now - lane.rationedUntil < 0) || lane.sessions.scarce(now)
-                || AdmissionStep.queueScarce(lane, this);
-    }
-
-    /** The class's own admission refused a new session now (of the address in {@code slot}, -1: none). */
-    private void rationedLocked(Lane lane, long now, int slot) {
-        lane.rationed = true;
-        lane.rationedUntil = now + RATIONING_NANOS;
-        if (slot >= 0) {
-            addressSessions.unmet(slot, now);
-        }
-    }
-
-    /**
-     * Logs once per engine, when a per-address share binds for an address that looks like a proxy's, a load
-     * balancer's or a NAT's (loopback, private, shared or link-local): most likely many clients behind one address.
-     */
-    private void warnOfSharedAddressLocked(String address, boolean queue) {
-        if (addressRefusalLogged || !AddressSessions.sharedLooking(address)) {
-            return;
-        }
-        addressRefusalLogged = true;
-        String limit = queue ? "its share of its class's queue (admission.max-queued-per-address = "
-                + maxQueuedPerAddress + " at least)" : "its fair share of its class's new sessions "
-                + "(admission.max-new-sessions-per-address = " + addressSessions.floor() + "/s at least)";
-        LOG.log(System.Logger.Level.WARNING, "servlet-qos: requests from " + address + " were refused by their "
-                + "address's share, " + limit + ", while other addresses wait (said once). " + address + " is a "
-                + "loopback, private or proxy address: many clients likely share it. If it is your reverse proxy's or "
-                + "load balancer's, configure the container's remote-IP handling (Tomcat RemoteIpValve, Jetty "
-                + "ForwardedRequestCustomizer) so that each client has its own address; see docs/production.md");
-    }
-
-    /**
-     * A ticket left RUNNING or PARKED for good (a class queue's ticket is unlinked by the caller): its session has one
-     * request fewer in flight, or in its line, and a renewal it carried is undone unless the request was served
-     * ({@code served}: completed, not declined). Then the session's line moves on ({@link #moveOnLocked}, at
-     * {@code now}); returns whether it did: the caller dispatches.
-     */
-    private boolean endedLocked(Ticket t, boolean served, long now) {
-        Load load = t.load;
-        if (load == null) {
-            return false;
-        }
-        if (t.inLine) {
-            unlineLocked(t, t.lane);
-        } else {
-            load.requests--;
-        }
-        t.load = null;
-        if (load.renewing == t) {
-            load.renewing = null;
-            if (!served) {
-                load.newestUntil = load.newestBefore;
-            }
-        }
-        return moveOnLocked(load, now);
-    }
-
-    /** Puts ticket {@code t} of class {@code lane} at the end of its session's line; it waits, PARKED. */
-    private void lineLocked(Ticket t, Lane lane, Load load) {
-        t.load = load;
-        t.inLine = true;
-        t.lineNext = null;
-        if (load.lineTail == null) {
-            load.lineHead = t;
-        } else {
-            load.lineTail.lineNext = t;
-        }
-        load.lineTail = t;
-        load.lined++;
-        t.prev = lane.lineTail;
-        t.next = null;
-        if (lane.lineTail == null) {
-            lane.lineHead = t;
-        } else {
-            lane.lineTail.next = t;
-        }
-        lane.lineTail = t;
-        lane.lined++;
-        lined++;
-        t.state = State.PARKED;
-    }
-
-    /** Takes ticket {@code t} out of its session's line and its class's list of line tickets. */
-    private void unlineLocked(Ticket t, Lane lane) {
-        Load load = t.load;
-        // a line is short and its first leaves first (moves on, or expires as the oldest): a walk is cheap
-        Ticket before = null;
-        for (Ticket x = load.lineHead; x != t; x = x.lineNext) {
-            before = x;
-        }
-        if (before == null) {
-            load.lineHead = t.lineNext;
-        } else {
-            before.lineNext = t.lineNext;
-        }
-        if (load.lineTail == t) {
-            load.lineTail = before;
-        }
-        t.lineNext = null;
-        load.lined--;
-        if (t.prev == null) {
-            lane.lineHead = t.next;
-        } else {
-            t.prev.next = t.next;
-        }
-        if (t.next == null) {
-            lane.lineTail = t.prev;
-        } else {
-            t.next.prev = t.prev;
-        }
-        t.prev = null;
-        t.next = null;
-        t.inLine = false;
-        lane.lined--;
-        lined--;
-    }
-
-    /**
-     * While session {@code load} has fewer than max-per-session requests in flight (or no limit, after a reload), its
-     * line's first moves on to its class's queue, in its place by arrival (so that the sweep finds it overdue at the
-     * queue's head, and a page's requests keep their order), even when that queue is full (it was let wait when it
-     * came). Returns whether one moved: the caller dispatches, which may start it at once.
-     */
-    private boolean moveOnLocked(Load load, long now) {
-        boolean moved = false;
-        while (load.lineHead != null && (maxPerSession <= 0 || load.requests < maxPerSession)) {
-            Ticket t = load.lineHead;
-            Lane lane = t.lane;
-            unlineLocked(t, lane);
-            t.load = load;
-            load.requests++;
-            t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline, by arrival as the queue's order
-            t.queuedNanos = now;
-            if (lane.head == null) {
-                policy.becameBusy(lane);
-            }
-            // from the head: the ticket came long ago, so few are before it
-            Ticket before = null;
-            Ticket after = lane.head;
-            while (after != null && after.enteredNanos - t.enteredNanos <= 0) {
-                before = after;
-                after = after.next;
-            }
-            t.prev = before;
-            t.next = after;
-            if (before == null) {
-                lane.head = t;
-            } else {
-                before.next = t;
-            }
-            if (after == null) {
-                lane.tail = t;
-            } else {
-                after.prev = t;
-            }
-            lane.queued++;
-            parked++;
-            lineMoves++;
-            moved = true;
-        }
-        return moved;
-    }
-
-    /**
-     * Admission of a new session: the steps of its session's class (its credentials' class), whose counters and
-     * session rate they use; the refused request counts in the class it entered. Priority at the door: a session its
-     * class's steps refuse is admitted while a lower class would admit one now, on that class's session token, so that
-     * no session is refused while a lower class admits and the total admission rate stays the same. Returns the class
-     * whose session token the admission takes, null when refused. With triggers, a session refused by its class's
-     * session rate takes a token only from a lower class that has a rate.
-     */
-    private Lane admitLocked(Ticket t, Lane lane, Lane sessionLane, long now, String address, int slot,
-                             int kind) {
-        boolean rationing = rationingLocked(sessionLane, now);
-        // asked before every step, so that one address's flood is held before it takes its class's session tokens:
-        // its share only while the class rations (a class with room admits everybody, whatever their address); and an
-        // address asking more than its fair share leaves in the bucket the tokens the others' demand needs (held only
-        // once they were refused, a flood at its share kept the bucket empty, and they went on being refused)
-        if (slot >= 0 && (rationing && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)
-                || addressSessions.leavesToOthers(slot, sessionLane.sessions.tokens(now), sessionLane.sessions.burst(),
-                sessionLane.sessions.rate(), now))) {
-            sessionLane.sessionsRefusedAddress++;
-            warnOfSharedAddressLocked(address, false);
-            refuseLocked(t, lane, rejections.sessionAddress());
-            return null;
-        }
-        if (rationing && (kind & STATELESS) != 0) {
-            // a stateless request is shed before any session: while its class rations new sessions, it is refused
-            // (and that refusal does not make the class ration longer: only its admission's own refusals do)
-            sessionLane.sessionsRefusedQueued++;
-            refuseLocked(t, lane, rejections.sessionQueued());
-            return null;
-        }
-        List<AdmissionStep> steps = autoAdmission ? AdmissionStep.AUTO : AdmissionStep.TRIGGERS;
-        if (admitsLocked(steps, sessionLane, now)) {
-            return sessionLane;
-        }
-        // the lowest class that admits lends its token: the classes between keep theirs. With triggers, a class refused
-        // by its own session rate (the operator's, or the highest class's default one, which bounds a tier cookie
-        // copied to many clients) takes a real token only, of a lower class with a rate: one with no limit would
-        // lift it. With automatic admission the rates are the admission law's shares of the capacity
-        boolean byRate = !autoAdmission && AdmissionStep.sessionRate(sessionLane, this, now, false) != null;
-        for (int i = lanes.length - 1; i > sessionLane.index; i--) {
-            Lane lower = lanes[i];
-            if (settings.get(i).level() > 0 && (!byRate || lower.sessions.rate() > 0) && admitsLocked(steps, lower,
-                    now)) {
-                return lower;
-            }
-        }
-        // refused: the steps again, now counting (the same state under the lock: one refuses)
-        for (AdmissionStep step : steps) {
-            Rejection refusal = step.refuse(sessionLane, this, now, true);
-            if (refusal != null) {
-                rationedLocked(sessionLane, now, slot);
-                refuseLocked(t, lane, refusal);
-                return null;
-            }
-        }
-        return sessionLane;
-    }
-
-    /** Whether {@code steps} admit a new session of class {@code l} now: a dry run, counting nothing. */
-    private boolean admitsLocked(List<AdmissionStep> steps, Lane l, long now) {
-        for (AdmissionStep step : steps) {
-            if (step.refuse(l, this, now, false) != null) {
-                return false;
-            }
-        }
-        return true;
+    /** Whether a stream (of no admitted session: {@code anonymous}) finds the pool full ({@link StreamPool}). */
+    boolean streamsFullLocked(boolean anonymous) {
+        return streams.fullLocked(regime.front.maxOpenStreams, anonymous);
     }
 
     /**
@@ -945,12 +351,12 @@ final class Scheduler {
         }
         Lane lane = t.lane;
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
-        long now = parked > 0 || lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
+        long now = d.parked > 0 || lines.lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
                 ? clock.nanoTime() : NO_TIME;
         Ticket ready;
         lock.lock();
         try {
-            if (now == NO_TIME && (parked > 0 || lined > 0)) {
+            if (now == NO_TIME && (d.parked > 0 || lines.lined > 0)) {
                 // a request came to wait meanwhile: the dispatch (and a session's line moving on) needs the time
                 now = clock.nanoTime();
             }
@@ -960,16 +366,16 @@ final class Scheduler {
             t.lane = lane;
             if (t.stream) {
                 if (t.state == State.RUNNING) {
-                    endStreamLocked(t, lane, declined); // no permit to give back, no service time to measure
+                    streams.closedLocked(t, lane, declined); // no permit to give back, no service time to measure
                 }
                 return;
             }
             if (t.state == State.PARKED && !t.inLine) {
-                unlinkLocked(t, lane);
+                d.unlinkLocked(t, lane);
             }
-            endedLocked(t, t.state == State.RUNNING && !declined, now);
+            lines.endedLocked(t, t.state == State.RUNNING && !declined, now);
             if (t.state == State.RUNNING) {
-                releaseLocked(lane);
+                d.releaseLocked(lane);
                 if (declined) {
                     t.state = State.DECLINED;
                     lane.declined++;
@@ -1002,7 +408,7 @@ final class Scheduler {
             } else {
                 return;
             }
-            ready = dispatchLocked(null, now);
+            ready = d.dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
@@ -1023,14 +429,14 @@ final class Scheduler {
             Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
             if (!t.inLine) {
-                unlinkLocked(t, lane);
+                d.unlinkLocked(t, lane);
             }
             // a request of a session with a line frees a place in flight: the line's first moves on, at this time
             long now = t.load != null && t.load.lineHead != null ? clock.nanoTime() : NO_TIME;
-            if (endedLocked(t, false, now)) {
-                ready = dispatchLocked(null, now);
+            if (lines.endedLocked(t, false, now)) {
+                ready = d.dispatchLocked(null, now);
             }
-            t.rejectWith(rejections.expired()); // one answer per ticket, however often it is asked
+            t.rejectWith(rejections.of(Rejection.Reason.EXPIRED)); // one answer per ticket, however often it is asked
             t.state = end;
             if (end == State.EXPIRED) {
                 lane.expired++;
@@ -1050,61 +456,12 @@ final class Scheduler {
         int[] count = new int[1];
         lock.lock();
         try {
-            ready = expireOverdueLocked(now, count);
+            ready = d.expireOverdueLocked(now, count, rejections);
         } finally {
             lock.unlock();
         }
         notifyAll(ready);
         return count[0];
-    }
-
-    private Ticket expireOverdueLocked(long now, int[] count) {
-        Ticket ready = null;
-        if (parked == 0 && lined == 0) {
-            return null;
-        }
-        long moves = lineMoves;
-        // the sessions' lines first: a request expired below moves its line on, and what moves is not overdue then
-        for (Lane lane : lanes) {
-            Ticket h;
-            while ((h = lane.lineHead) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count, now);
-            }
-        }
-        // the guaranteed queue holds several classes, each with its own maximum wait: look at every one
-        for (Ticket h = guaranteedHead; h != null; ) {
-            Ticket next = h.next;
-            Lane lane = h.lane;
-            if (h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count, now);
-            }
-            h = next;
-        }
-        for (Lane lane : lanes) {
-            // Queues are FIFO with one maximum wait per class, so the overdue ones are at the head.
-            Ticket h;
-            while ((h = lane.head) != null && h.enteredNanos + lane.maxWaitNanos - now <= 0) {
-                ready = expireLocked(h, lane, ready, count, now);
-            }
-        }
-        // a request moved on from its session's line may start on a free permit
-        return lineMoves != moves ? dispatchLocked(ready, now) : ready;
-    }
-
-    /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
-    private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count, long now) {
-        if (!h.inLine) {
-            unlinkLocked(h, lane);
-        }
-        endedLocked(h, false, now);
-        h.rejectWith(rejections.expired());
-        h.state = State.EXPIRED;
-        lane.expired++;
-        h.readyNext = ready;
-        if (count != null) {
-            count[0]++;
-        }
-        return h;
     }
 
     /**
@@ -1121,7 +478,7 @@ final class Scheduler {
         try {
             applied = clampLocked(proposed, source);
             applyLocked(applied, now);
-            ready = dispatchLocked(null, now);
+            ready = d.dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
@@ -1142,7 +499,7 @@ final class Scheduler {
      * {@code admission.max-queued-per-address} apply from now; each session's requests in flight and each
      * address's waiting requests stay counted as they were (a request counted under the per-address limit is
      * uncounted when it stops waiting, whatever the limit is then). A class's live content level stays when the
-     * class stays with as many levels, a bucket's live rate when its rule stays the same ({@link #keepLiveLocked});
+     * class stays with as many levels, a bucket's live rate when its rule stays the same ({@link LaneMigration#keepLive});
      * everything else is the new policy's. Then one dispatch.
      *
      * @return the settings now in force
@@ -1153,45 +510,16 @@ final class Scheduler {
         long now = clock.nanoTime();
         lock.lock();
         try {
-            List<ClassPolicy> classes = next.policy.classes();
-            java.util.Map<String, Lane> old = new java.util.LinkedHashMap<>();
-            for (Lane l : lanes) {
-                old.put(l.name, l);
-            }
-            Lane[] fresh = new Lane[classes.size()];
-            for (int i = 0; i < fresh.length; i++) {
-                Lane l = old.remove(classes.get(i).name());
-                if (l == null) {
-                    l = new Lane(classes.get(i), i);
-                } else {
-                    l.configure(classes.get(i), i);
-                }
-                fresh[i] = l;
-            }
-            Lane target = fresh[next.defaultIndex];
-            for (Lane gone : old.values()) {
-                moveLocked(gone, target);
-            }
-            initial = keepLiveLocked(initial, next);
+            Lane[] fresh = LaneMigration.lanes(lanes, next, d.guaranteedHead, d.policy);
+            initial = LaneMigration.keepLive(initial, settings, regime, next);
             takePolicyLocked(next, fresh);
-            // a waiting request keeps the content level it was given, within its class's levels now
-            for (Lane l : fresh) {
-                for (Ticket t = l.head; t != null; t = t.next) {
-                    lowerLevel(t, l);
-                }
-                for (Ticket t = l.lineHead; t != null; t = t.next) {
-                    lowerLevel(t, l);
-                }
-            }
-            for (Ticket g = guaranteedHead; g != null; g = g.next) {
-                lowerLevel(g, g.lane);
-            }
+            LaneMigration.lowerLevels(fresh, d.guaranteedHead);
             // the caller checked the settings against the policy, so the clamp cannot refuse them
             applied = clampLocked(initial, Settings.Source.POLICY);
             applyLocked(applied, now, true); // every bucket takes the new policy's rate
-            moveLinesOnLocked(now);
-            ready = expireOverdueLocked(now, null);
-            ready = dispatchLocked(ready, now);
+            lines.moveAllOnLocked(lanes, now);
+            ready = d.expireOverdueLocked(now, null, rejections);
+            ready = d.dispatchLocked(ready, now);
         } finally {
             lock.unlock();
         }
@@ -1199,218 +527,15 @@ final class Scheduler {
         return applied;
     }
 
-    /**
-     * The reloaded policy's settings with what stays live kept from the settings in force: a class's content level
-     * when the class stays with the same number of levels, a token-bucket rule's rate when the rule stays the same
-     * (same name, paths or cookie, rate, minimum and depth); everything else is the new policy's.
-     */
-    private Settings keepLiveLocked(Settings initial, Regime next) {
-        Settings was = settings;
-        Settings out = initial;
-        for (int i = 0; i < out.classes().size(); i++) {
-            Settings.ClassSettings c = out.get(i);
-            for (Settings.ClassSettings w : was.classes()) {
-                if (w.name().equals(c.name()) && w.levels() == c.levels()) {
-                    out = out.withClass(i, c.withLevel(w.level()));
-                }
-            }
-        }
-        List<dev.servletqos.policy.BucketPolicy> rules = next.policy.buckets();
-        for (int i = 0; i < rules.size(); i++) {
-            int k = was.bucketIndex(rules.get(i).name());
-            if (k >= 0 && regime.buckets.keeps(rules.get(i))) {
-                out = out.withBucketRate(i, was.buckets().get(k).rate());
-            }
-        }
-        return out;
-    }
-
-    private static void lowerLevel(Ticket t, Lane l) {
-        if (t.level > l.levels) {
-            t.level = (byte) l.levels;
-        }
-    }
-
-    /**
-     * After a reload raised {@code admission.max-per-session} (or put none): every session's line moves on as far as
-     * the limit now lets it.
-     */
-    private void moveLinesOnLocked(long now) {
-        if (lined == 0) {
-            return;
-        }
-        java.util.Set<Load> loads = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (Lane l : lanes) {
-            for (Ticket t = l.lineHead; t != null; t = t.next) {
-                loads.add(t.load);
-            }
-        }
-        for (Load load : loads) {
-            moveOnLocked(load, now);
-        }
-    }
-
-    /**
-     * The tickets of {@code a} and of {@code b}, two lists in arrival order linked by {@link Ticket#next}, merged in
-     * arrival order (the one of {@code a} first on a tie), relinked both ways; {@code b}'s move to {@code target}.
-     * Returns the new list's head; its tail is the last one reached.
-     */
-    private static Ticket[] mergeByArrival(Ticket a, Ticket b, Lane target) {
-        Ticket head = null;
-        Ticket tail = null;
-        while (a != null || b != null) {
-            Ticket t;
-            if (b == null || (a != null && a.enteredNanos - b.enteredNanos <= 0)) {
-                t = a;
-                a = a.next;
-            } else {
-                t = b;
-                b = b.next;
-                t.lane = target;
-            }
-            t.prev = tail;
-            t.next = null;
-            if (tail == null) {
-                head = t;
-            } else {
-                tail.next = t;
-            }
-            tail = t;
-        }
-        return new Ticket[] {head, tail};
-    }
-
-    /** Moves a removed class's waiting and running requests to {@code target}, merging the queues by arrival. */
-    private void moveLocked(Lane gone, Lane target) {
-        boolean wasIdle = target.head == null;
-        Ticket[] queue = mergeByArrival(target.head, gone.head, target);
-        target.head = queue[0];
-        target.tail = queue[1];
-        // the requests waiting in their sessions' lines change class too (their sessions' lines stay as they are)
-        Ticket[] line = mergeByArrival(target.lineHead, gone.lineHead, target);
-        target.lineHead = line[0];
-        target.lineTail = line[1];
-        // the guaranteed queue keeps its order: its tickets of the removed class only change class
-        for (Ticket g = guaranteedHead; g != null; g = g.next) {
-            if (g.lane == gone) {
-                g.lane = target;
-            }
-        }
-        target.queued += gone.queued;
-        target.lined += gone.lined;
-        target.executing += gone.executing;
-        target.streams += gone.streams;
-        target.entered += gone.queued + gone.lined + gone.executing + gone.streams;
-        gone.head = null;
-        gone.tail = null;
-        gone.lineHead = null;
-        gone.lineTail = null;
-        gone.lined = 0;
-        gone.queued = 0;
-        gone.executing = 0;
-        gone.streams = 0;
-        gone.successor = target;
-        if (wasIdle && target.head != null) {
-            policy.becameBusy(target);
-        }
-    }
-
-    /**
-     * The one place settings are clamped: the ceiling to {@code max(1, sum of reserves)..100000} (raised to an
-     * operator's max-executing, never to the controller's), max-executing
-     * to {@code max(1, sum of reserves)..ceiling}, each
-     * budget to {@code 0..max-executing} (for the controller, from the class's {@code min-budget}), session
-     * rates to finite non-negative numbers with a burst of at least 1, delay targets to more than zero, content
-     * levels to the policy's (fixed) and each live level to {@code 0..levels} (not a number: the level in force
-     * stays). The
-     * control settings are not clamped but refused when out of range (a gain that is not a number has no
-     * sensible nearest value).
-     */
+    /** The settings {@code s} of {@code source} clamped for the policy in force ({@link SettingsClamp}). */
     private Settings clampLocked(Settings s, Settings.Source source) {
-        if (s.classes().size() != lanes.length) {
-            throw new IllegalArgumentException(s.classes().size() + " classes in the settings, the engine has "
-                    + lanes.length);
-        }
-        s.control().check(lanes.length);
-        // the ceiling bounds the controller; an operator's (or the policy's) max-executing above it raises it
-        int ceiling = clamp(source == Settings.Source.CONTROLLER ? s.ceiling() : Math.max(s.ceiling(),
-                s.maxExecuting()), Math.max(1, reserves), 100_000);
-        int max = clamp(s.maxExecuting(), Math.max(1, reserves), ceiling);
-        Settings.ClassSettings[] cs = new Settings.ClassSettings[lanes.length];
+        String[] names = new String[lanes.length];
+        int[] levels = new int[lanes.length];
         for (int i = 0; i < lanes.length; i++) {
-            Settings.ClassSettings c = s.get(i);
-            if (!c.name().equals(lanes[i].name)) {
-                throw new IllegalArgumentException("class " + i + " of the settings is " + c.name()
-                        + ", the engine's is " + lanes[i].name);
-            }
-            int minBudget = clamp(c.minBudget(), 0, max);
-            int floor = source == Settings.Source.CONTROLLER ? minBudget : 0;
-            int budget = clamp(c.budget(), floor, max);
-            double rate = Double.isFinite(c.sessionRate()) && c.sessionRate() > 0 ? c.sessionRate() : 0;
-            int burst = Math.max(1, c.sessionBurst());
-            Duration target = c.delayTarget().isNegative() || c.delayTarget().isZero() ? Duration.ofNanos(1)
-                    : c.delayTarget();
-            int levels = lanes[i].levels;
-            double level = Double.isNaN(c.level()) ? levelInForce(i, levels)
-                    : Math.max(0, Math.min(levels, c.level()));
-            cs[i] = new Settings.ClassSettings(c.name(), budget, minBudget, rate, burst, target, levels, level);
+            names[i] = lanes[i].name;
+            levels[i] = lanes[i].levels;
         }
-        return new Settings(max, ceiling, Arrays.asList(cs), s.control(), source, clampBuckets(s.buckets()));
-    }
-
-    /** The lowest rate a bucket is set to, whatever its minimum: a rate of 0 would mean no limit. */
-    static final double LEAST_BUCKET_RATE = 0.001;
-
-    /**
-     * Bucket rates: at least the bucket's minimum (and {@value #LEAST_BUCKET_RATE}/s), at most 1e9; a rate that
-     * is not a number keeps the one in force; minimum and depth stay as the policy gave them.
-     */
-    /** The rate in force of bucket {@code i} of the policy in force ({@code was}: its initial settings). */
-    private double bucketRateInForce(int i, Settings.BucketSettings was) {
-        Settings s = settings;
-        if (s != null && i < s.buckets().size() && s.buckets().get(i).name().equals(was.name())) {
-            return s.buckets().get(i).rate();
-        }
-        return was.rate();
-    }
-
-    /**
-     * The live level in force of class {@code i} of the policy in force, or its {@code levels} (full content) when
-     * the settings in force are another policy's and had no class of its name with as many levels.
-     */
-    private double levelInForce(int i, int levels) {
-        Settings s = settings;
-        if (s == null || i >= s.classes().size()) {
-            return levels;
-        }
-        Settings.ClassSettings c = s.get(i);
-        return c.name().equals(lanes[i].name) && c.levels() == levels ? c.level() : levels;
-    }
-
-    private List<Settings.BucketSettings> clampBuckets(List<Settings.BucketSettings> proposed) {
-        // names, minimums and depths are the policy's (a reloaded one's once it is in force)
-        List<Settings.BucketSettings> fixed = RequestBuckets.initial(regime.policy);
-        if (proposed.size() != fixed.size()) {
-            throw new IllegalArgumentException(proposed.size() + " buckets in the settings, the engine has "
-                    + fixed.size());
-        }
-        List<Settings.BucketSettings> out = new ArrayList<>(fixed.size());
-        for (int i = 0; i < fixed.size(); i++) {
-            Settings.BucketSettings was = fixed.get(i);
-            Settings.BucketSettings b = proposed.get(i);
-            if (!b.name().equals(was.name())) {
-                throw new IllegalArgumentException("bucket " + i + " of the settings is " + b.name()
-                        + ", the engine's is " + was.name());
-            }
-            double rate = Double.isNaN(b.rate()) ? bucketRateInForce(i, was) : b.rate();
-            rate = Math.max(Math.max(was.minRate(), LEAST_BUCKET_RATE), Math.min(1e9, rate));
-            out.add(new Settings.BucketSettings(was.name(), rate, was.minRate(), was.depth()));
-        }
-        return out;
-    }
-
-    private static int clamp(int v, int lo, int hi) {
-        return Math.max(lo, Math.min(hi, v));
+        return SettingsClamp.clamp(s, source, names, levels, d.reserves, settings, RequestBuckets.initial(regime.policy));
     }
 
     private void applyLocked(Settings s, long now) {
@@ -1420,15 +545,7 @@ final class Scheduler {
     /** Puts clamped settings in force; {@code reconfigure}: every session bucket anew (a reloaded policy). */
     private void applyLocked(Settings s, long now, boolean reconfigure) {
         Settings old = reconfigure ? null : settings;
-        maxExecuting = s.maxExecuting();
-        if (defaultReserve > 0) {
-            // the highest class's default reserve never takes the last permit the other classes could use: with
-            // max-executing 1 (and no reserve given), the lower classes would never run
-            int keep = maxExecuting >= reserves + defaultReserve + 1 ? defaultReserve : 0;
-            lanes[0].reserve = keep;
-            reserved = reserves + keep;
-        }
-        autoAdmission = s.control().admission() == dev.servletqos.policy.ControlPolicy.Admission.AUTO;
+        d.applyLocked(s);
         for (int i = 0; i < lanes.length; i++) {
             Lane l = lanes[i];
             Settings.ClassSettings c = s.get(i);
@@ -1442,223 +559,6 @@ final class Scheduler {
         }
         regime.buckets.configure(s.buckets(), now);
         settings = s;
-    }
-
-    private boolean canStart(Lane lane, boolean mayBorrow) {
-        if (executing >= maxExecuting) {
-            return false;
-        }
-        if (lane.executing >= lane.budget && !mayBorrow) {
-            return false;
-        }
-        return reserved == 0 || maxExecuting - executing - 1 >= reservedFor(lane);
-    }
-
-    /**
-     * The permits kept free for the other classes than {@code lane}'s: their reserves they do not use now, which
-     * {@code lane} may never take. Under the lock (and the admission steps).
-     */
-    int reservedFor(Lane lane) {
-        if (reserved == 0) {
-            return 0;
-        }
-        int owed = 0;
-        for (Lane other : lanes) {
-            if (other != lane && other.reserve > other.executing) {
-                owed += other.reserve - other.executing;
-            }
-        }
-        return owed;
-    }
-
-    // Which permit a finishing request held does not matter: a class holds max(0, executing - budget)
-    // borrowed permits, so the first permit it gives back is a borrowed one and goes to the class that owns it.
-    private static boolean ownBudgetLeft(Lane lane) {
-        return lane.executing < lane.budget;
-    }
-
-    private void grantLocked(Ticket t, Lane lane, long now) {
-        if (!ownBudgetLeft(lane)) {
-            lane.borrowedGrants++;
-        }
-        lane.executing++;
-        executing++;
-        lane.grants++;
-        policy.granted(lane);
-        t.timeNanos = now;
-        t.state = State.RUNNING;
-    }
-
-    private void releaseLocked(Lane lane) {
-        lane.executing--;
-        executing--;
-    }
-
-    private void enqueueLocked(Ticket t, Lane lane) {
-        t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline
-        t.queuedNanos = t.enteredNanos;
-        if (t.guaranteed) {
-            t.prev = guaranteedTail;
-            t.next = null;
-            if (guaranteedTail == null) {
-                guaranteedHead = t;
-            } else {
-                guaranteedTail.next = t;
-            }
-            guaranteedTail = t;
-            lane.queued++;
-            parked++;
-            t.state = State.PARKED;
-            return;
-        }
-        if (lane.head == null) {
-            policy.becameBusy(lane);
-        }
-        t.prev = lane.tail;
-        t.next = null;
-        if (lane.tail == null) {
-            lane.head = t;
-        } else {
-            lane.tail.next = t;
-        }
-        lane.tail = t;
-        lane.queued++;
-        parked++;
-        t.state = State.PARKED;
-    }
-
-    private void unlinkLocked(Ticket t, Lane lane) {
-        if (t.prev == null) {
-            if (t.guaranteed) {
-                guaranteedHead = t.next;
-            } else {
-                lane.head = t.next;
-            }
-        } else {
-            t.prev.next = t.next;
-        }
-        if (t.next == null) {
-            if (t.guaranteed) {
-                guaranteedTail = t.prev;
-            } else {
-                lane.tail = t.prev;
-            }
-        } else {
-            t.next.prev = t.prev;
-        }
-        t.prev = null;
-        t.next = null;
-        lane.queued--;
-        parked--;
-        String address = t.address;
-        if (address != null) {
-            t.address = null;
-            int[] n = queuedByAddress.get(address);
-            if (--n[0] == 0) {
-                queuedByAddress.remove(address);
-            }
-        }
-    }
-
-    /** Starts waiting requests while a permit and an eligible class exist; returns the chain to notify. */
-    private Ticket dispatchLocked(Ticket ready, long now) {
-        while (parked > 0 && executing < maxExecuting) {
-            Ticket t = startableGuaranteed();
-            Lane lane = t != null ? t.lane : null;
-            if (lane == null) {
-                lane = autoAdmission ? overdue(now) : null;
-                if (lane == null) {
-                    lane = pick(false);
-                }
-                if (lane == null && borrowing) {
-                    lane = pick(true);
-                }
-                if (lane == null) {
-                    break;
-                }
-                t = lane.head;
-            }
-            unlinkLocked(t, lane);
-            grantLocked(t, lane, now);
-            long waited = Math.max(0, now - t.queuedNanos);
-            lane.waitNanos += waited;
-            lane.waitBuckets[WaitHistogram.bucket(waited)]++;
-            t.readyNext = ready;
-            ready = t;
-        }
-        return ready;
-    }
-
-    /**
-     * The first waiting guaranteed request whose class may start now (borrowing allowed, reserves kept), or null:
-     * one held back by another class's reserve does not hold back those behind it of classes that may start.
-     */
-    private Ticket startableGuaranteed() {
-        for (Ticket g = guaranteedHead; g != null; g = g.next) {
-            if (canStart(g.lane, true)) {
-                return g;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * With automatic admission, an admitted session is promised that it finishes: the class whose oldest waiting
-     * request is overdue ({@link #overdueAfterNanos}; the longest past it first) is served before any policy
-     * order, on any free permit (reserves still kept), so that a class squeezed out by the classes above it is
-     * served before its requests expire. The classes above see that as delay, and their admission laws admit
-     * fewer sessions. Null when no request is that old.
-     */
-    private Lane overdue(long now) {
-        Lane best = null;
-        long bestOver = 0;
-        for (Lane lane : lanes) {
-            Ticket h = lane.head;
-            if (h == null) {
-                continue;
-            }
-            long over = now - h.enteredNanos - overdueAfterNanos(lane);
-            if (over >= 0 && (best == null || over > bestOver) && canStart(lane, true)) {
-                best = lane;
-                bestOver = over;
-            }
-        }
-        return best;
-    }
-
-    /**
-     * How long a request of the class waits before it is overdue: half its maximum wait, or three times its delay
-     * target if less (750 ms and 3 s for the README's targets). A browser gives up after some seconds whatever the
-     * maximum wait (the default, 10 s, is longer than most wait): served only after that, an admitted session's
-     * request is work done for nobody, and the session is lost with the back-end calls it already cost (at 4x on
-     * the realism suite, basic sessions let in at the step waited behind premium until 5 s, the client's timeout:
-     * 0.89 of capacity).
-     */
-    static long overdueAfterNanos(Lane lane) {
-        return Math.min(lane.maxWaitNanos / 2, 3 * lane.delayTargetNanos);
-    }
-
-    /** The class to serve next among those with waiting requests that may start, by policy; or null. */
-    private Lane pick(boolean borrow) {
-        Lane best = null;
-        for (Lane lane : lanes) {
-            if (lane.head == null) {
-                continue;
-            }
-            boolean own = ownBudgetLeft(lane);
-            if (borrow == own || !canStart(lane, borrow)) {
-                continue;
-            }
-            if (best == null) {
-                best = lane;
-                if (policy.firstWins()) {
-                    return best;
-                }
-            } else if (policy.before(lane, best)) {
-                best = lane;
-            }
-        }
-        return best;
     }
 
     /**
@@ -1678,61 +578,6 @@ final class Scheduler {
         }
     }
 
-    /**
-     * The sessions' lines checked against their invariants, under the lock (for the tests' shared checker): every
-     * class's list of line tickets holds its count of PARKED tickets of that class, each in its session's line; each
-     * session's line holds its count; and a line waits only while its session has max-per-session requests in flight.
-     * Returns what is wrong, or null.
-     */
-    String lineProblem() {
-        lock.lock();
-        try {
-            // no collections: Lincheck's model checker runs this too, and restores what it can reach
-            int total = 0;
-            for (Lane l : lanes) {
-                int n = 0;
-                for (Ticket t = l.lineHead; t != null; t = t.next) {
-                    n++;
-                    if (!t.inLine || t.lane != l || t.state != State.PARKED || t.load == null) {
-                        return t + " in " + l.name + "'s line list: inLine " + t.inLine + ", lane " + t.lane.name;
-                    }
-                    Load load = t.load;
-                    int k = 0;
-                    boolean found = false;
-                    for (Ticket x = load.lineHead; x != null; x = x.lineNext) {
-                        k++;
-                        found |= x == t;
-                        if (x.load != load || !x.inLine) {
-                            return x + " in a session's line belongs to another";
-                        }
-                    }
-                    if (!found || k != load.lined) {
-                        return "a session's line holds " + k + ", counts " + load.lined + (found ? "" : ", not " + t);
-                    }
-                    if (maxPerSession > 0 && load.requests < maxPerSession) {
-                        return "a session's line of " + k + " waits while it has " + load.requests + " of "
-                                + maxPerSession + " in flight";
-                    }
-                }
-                if (n != l.lined) {
-                    return l.name + " counts " + l.lined + " line tickets, its list holds " + n;
-                }
-                for (Ticket t = l.head; t != null; t = t.next) {
-                    if (t.inLine) {
-                        return t + " in " + l.name + "'s queue is marked in a line";
-                    }
-                }
-                total += n;
-            }
-            if (total != lined) {
-                return lined + " line tickets counted, the classes hold " + total;
-            }
-            return null;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** A consistent copy of every counter and the settings in force. */
     EngineSnapshot snapshot(EngineSnapshot.Sessions sessions) {
         long now = clock.nanoTime();
@@ -1740,19 +585,12 @@ final class Scheduler {
         try {
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
-                stats.add(new ClassStats(l.name, l.budget, settings.get(l.index).minBudget(), l.reserve, l.weight,
-                        l.executing, Math.max(0, l.executing - l.budget), l.queued, l.entered, l.completed, l.declined,
-                        l.rejected, l.expired, l.cancelled, l.queueFull, l.sessionsAdmitted,
-                        l.sessionsRefusedQueued, l.sessionsRefusedRate, l.sessionLimited, l.addressLimited,
-                        l.borrowedGrants, l.grants, l.waitNanos, l.waitBuckets, l.serviceNanos, l.serviceTimed,
-                        l.bytes, l.sessions.rate(), l.sessions.burst(), l.sessionsRefusedLevel, l.levels,
-                        settings.get(l.index).level(), l.completedByLevel, l.sessionsRefusedAddress, l.streams,
-                        l.streamsFull, l.lined));
+                stats.add(l.stats(settings.get(l.index)));
             }
             // the records copy the arrays they are given
-            return new EngineSnapshot(scheduling, maxExecuting, executing, parked, stats, sessions, settings, now,
+            return new EngineSnapshot(d.scheduling, d.maxExecuting, d.executing, d.parked, stats, sessions, settings, now,
                     new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(now),
-                    regime.hosts.stats(), exempted.sum(), openStreams);
+                    regime.hosts.stats(), exempted.sum(), streams.open);
         } finally {
             lock.unlock();
         }

@@ -16,7 +16,7 @@ interface SchedulingPolicy {
      * Whether {@code candidate} is served before {@code best}, both with waiting requests that may start.
      * Lanes are offered highest priority first.
      */
-    boolean before(Scheduler.Lane candidate, Scheduler.Lane best);
+    boolean before(Lane candidate, Lane best);
 
     /** Whether the first eligible lane in priority order is always the answer (no need to look further). */
     default boolean firstWins() {
@@ -24,11 +24,11 @@ interface SchedulingPolicy {
     }
 
     /** A permit was granted to a request of {@code lane}. */
-    default void granted(Scheduler.Lane lane) {
+    default void granted(Lane lane) {
     }
 
     /** A request joins {@code lane}'s queue, which was empty. */
-    default void becameBusy(Scheduler.Lane lane) {
+    default void becameBusy(Lane lane) {
     }
 
     /** The policy for the configured scheduling. */
@@ -48,7 +48,7 @@ interface SchedulingPolicy {
         INSTANCE;
 
         @Override
-        public boolean before(Scheduler.Lane candidate, Scheduler.Lane best) {
+        public boolean before(Lane candidate, Lane best) {
             return false;
         }
 
@@ -67,18 +67,18 @@ interface SchedulingPolicy {
         private long virtualPass;
 
         @Override
-        public boolean before(Scheduler.Lane candidate, Scheduler.Lane best) {
+        public boolean before(Lane candidate, Lane best) {
             return candidate.pass < best.pass;
         }
 
         @Override
-        public void granted(Scheduler.Lane lane) {
+        public void granted(Lane lane) {
             virtualPass = Math.max(virtualPass, lane.pass);
             lane.pass += STRIDE / lane.weight;
         }
 
         @Override
-        public void becameBusy(Scheduler.Lane lane) {
+        public void becameBusy(Lane lane) {
             // A class that was idle does not bank credit for the time it had nothing to run.
             lane.pass = Math.max(lane.pass, virtualPass);
         }

@@ -28,7 +28,7 @@ final class SessionTable {
      * its id, until when the cookie the client holds is valid (seconds since the epoch), and its requests in flight
      * (shared with the entries of its renewed cookies; a reload leaves it as it is).
      */
-    record Session(int classIndex, int generation, String id, long admittedUntil, Scheduler.Load load) {
+    record Session(int classIndex, int generation, String id, long admittedUntil, SessionLoad load) {
     }
 
     private final Cache<String, Session> sessions;
@@ -84,7 +84,7 @@ final class SessionTable {
         if (c < 0) {
             return null;
         }
-        s = new Session(c, r.generation, v.sessionId(), v.admittedUntil(), new Scheduler.Load());
+        s = new Session(c, r.generation, v.sessionId(), v.admittedUntil(), new SessionLoad());
         sessions.put(cookieValue, s);
         return s;
     }
@@ -117,12 +117,12 @@ final class SessionTable {
      * @param id   its id, already drawn ({@link SessionCookies#newSessionId()}), or null to draw one
      * @param load its requests in flight (its first one), or null for a new count
      */
-    String admitNew(Regime r, int classIndex, String id, Scheduler.Load load) {
+    String admitNew(Regime r, int classIndex, String id, SessionLoad load) {
         return admit(r, classIndex, id != null ? id : SessionCookies.newSessionId(), clock.epochSecond(),
-                load != null ? load : new Scheduler.Load());
+                load != null ? load : new SessionLoad());
     }
 
-    private String admit(Regime r, int classIndex, String id, long now, Scheduler.Load load) {
+    private String admit(Regime r, int classIndex, String id, long now, SessionLoad load) {
         long until = now + maxAgeSeconds;
         String value = cookies.issue(r.policy.classes().get(classIndex).name(), id, until);
         sessions.put(value, new Session(classIndex, r.generation, id, until, load));

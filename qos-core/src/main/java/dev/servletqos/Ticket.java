@@ -72,7 +72,7 @@ public final class Ticket {
      * The class's lane: set under the scheduler's lock when the ticket enters, and moved by a reload that removes
      * the class (see {@link Scheduler#reload}).
      */
-    Scheduler.Lane lane;
+    Lane lane;
     final long enteredNanos;
     /**
      * The request's route ({@link Routes}, below {@value Routes#MAX}): whose service times its own is compared
@@ -99,7 +99,7 @@ public final class Ticket {
     /** Tickets to notify after the scheduler's lock is released; guarded by it until handed over. */
     Ticket readyNext;
     /**
-     * While it waits in its session's line ({@link Scheduler.Load}): the next of the line; and whether it is there (it
+     * While it waits in its session's line ({@link SessionLoad}): the next of the line; and whether it is there (it
      * is then in no class queue: {@link #prev} and {@link #next} link its class's line tickets). Guarded by the
      * scheduler's lock.
      */
@@ -112,7 +112,7 @@ public final class Ticket {
      */
     long queuedNanos;
     /** While running or parked: its session's requests in flight, when counted; guarded by the scheduler's lock. */
-    Scheduler.Load load;
+    SessionLoad load;
     /** While parked: the client address it is counted under, when counted; guarded by the scheduler's lock. */
     String address;
 
@@ -214,7 +214,7 @@ public final class Ticket {
      * a reloaded policy removed that one; null for a request a token-bucket rule refused before it was classified.
      */
     public String serviceClass() {
-        Scheduler.Lane l = lane;
+        Lane l = lane;
         return l == null ? null : l.name;
     }
 
@@ -246,7 +246,7 @@ public final class Ticket {
 
     /** The number of content levels of this request's class ({@code class.<name>.levels}): full content's level. */
     public int levels() {
-        Scheduler.Lane l = lane;
+        Lane l = lane;
         return l == null ? (exempt ? 1 : 0) : l.levels;
     }
 

@@ -230,13 +230,13 @@ class ContentLevelsTest {
 
     @Test
     void theLevelFunctionSplitsAtTheFraction() {
-        assertEquals(2, QosEngine.level(1.5, 2, 0.49));
-        assertEquals(1, QosEngine.level(1.5, 2, 0.5));
-        assertEquals(2, QosEngine.level(2, 2, 0.99));
-        assertEquals(1, QosEngine.level(1, 2, 0.0), "F = 0: everyone at I");
-        assertEquals(0, QosEngine.level(0, 2, 0.0));
-        assertEquals(1, QosEngine.level(0.5, 2, 0.2));
-        assertEquals(0, QosEngine.level(0.5, 2, 0.7));
+        assertEquals(2, Intake.level(1.5, 2, 0.49));
+        assertEquals(1, Intake.level(1.5, 2, 0.5));
+        assertEquals(2, Intake.level(2, 2, 0.99));
+        assertEquals(1, Intake.level(1, 2, 0.0), "F = 0: everyone at I");
+        assertEquals(0, Intake.level(0, 2, 0.0));
+        assertEquals(1, Intake.level(0.5, 2, 0.2));
+        assertEquals(0, Intake.level(0.5, 2, 0.7));
     }
 
     /**
@@ -252,7 +252,7 @@ class ContentLevelsTest {
                 int degraded = 0;
                 int refused = 0;
                 for (int i = 0; i < n; i++) {
-                    int level = QosEngine.level(m, levels, (i + 0.5) / n);
+                    int level = Intake.level(m, levels, (i + 0.5) / n);
                     degraded += level >= 1 && level < levels ? 1 : 0;
                     refused += level == 0 ? 1 : 0;
                 }

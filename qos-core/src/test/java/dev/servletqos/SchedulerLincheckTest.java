@@ -75,7 +75,7 @@ public class SchedulerLincheckTest {
     private final Scheduler scheduler = new Scheduler(Regime.first(POLICY, null), QosEngine.initialSettings(POLICY),
             clock);
     /** The one session every thread's session requests belong to (a cookie shared by several clients). */
-    private final Scheduler.Load session = new Scheduler.Load();
+    private final SessionLoad session = new SessionLoad();
     /** Every request's arrival, and the sweep's time: past every maximum wait. */
     private final long arrival = clock.nanoTime();
     /** Each thread's tickets, oldest first; a list is touched by its own thread only. */
@@ -134,8 +134,8 @@ public class SchedulerLincheckTest {
     @Operation
     public String enter(@Param(name = "tid") int tid, boolean premium, boolean inSession) {
         int c = premium ? 0 : 1;
-        Ticket t = scheduler.enter(c, c, 0, arrival, 0, false, 1, inSession ? session : null, null, Scheduler.STREAM,
-                null, false);
+        Ticket t = scheduler.enter(new Entry(c, c, 0, 0, 1, false, inSession ? session : null, null, Entry.STREAM,
+                null, false), arrival);
         Tracked tracked = new Tracked(t);
         tickets.get(tid).add(tracked);
         if (tracked.parked) {

@@ -55,11 +55,11 @@ class StatelessRequestsTest {
         assertNotNull(page.setCookieHeader());
         page.complete();
         assertEquals(1, engine.snapshot().get("basic").sessionsAdmitted());
-        assertTrue(QosEngine.asksForHtml("text/html"));
-        assertTrue(QosEngine.asksForHtml("*/*, TEXT/HTML;q=0.9"));
-        assertFalse(QosEngine.asksForHtml("*/*"));
-        assertFalse(QosEngine.asksForHtml("application/json"));
-        assertFalse(QosEngine.asksForHtml(null));
+        assertTrue(Intake.asksForHtml("text/html"));
+        assertTrue(Intake.asksForHtml("*/*, TEXT/HTML;q=0.9"));
+        assertFalse(Intake.asksForHtml("*/*"));
+        assertFalse(Intake.asksForHtml("application/json"));
+        assertFalse(Intake.asksForHtml(null));
     }
 
     /** The same with the minimal policy (self-tuning capacity and admission), each call taking 20 ms. */

@@ -1,7 +1,11 @@
 package dev.servletqos.jmx;
 
 import dev.servletqos.ClassStats;
+import dev.servletqos.Rejection;
 import dev.servletqos.control.WaitHistogram;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import javax.management.ConstructorParameters;
 
 /**
@@ -23,25 +27,22 @@ public final class ClassStatistics {
     private final long rejected;
     private final long expired;
     private final long cancelled;
-    private final long queueFull;
     private final long sessionsAdmitted;
-    private final long sessionsRefusedQueued;
-    private final long sessionsRefusedRate;
-    private final long sessionLimited;
-    private final long addressLimited;
-    private final long sessionsRefusedAddress;
+    /** By the tag of each reason counted per class, in the reasons' order. */
+    private final Map<String, Long> refusals;
     private final double meanWaitMillis;
     private final double p95WaitMillis;
 
+    /**
+     * The statistics as a JMX client reconstructs them: the counts of refusals by reason come from
+     * {@code refusals} (the items that name one, such as {@code queueFull}, are read from it).
+     */
     @ConstructorParameters({"name", "budget", "executing", "borrowed", "queued", "entered", "completed", "declined",
-            "rejected", "expired", "cancelled", "queueFull", "sessionsAdmitted", "sessionsRefusedQueued",
-            "sessionsRefusedRate", "sessionLimited", "addressLimited", "sessionsRefusedAddress", "meanWaitMillis",
-            "p95WaitMillis"})
+            "rejected", "expired", "cancelled", "sessionsAdmitted", "refusals", "meanWaitMillis", "p95WaitMillis"})
     public ClassStatistics(String name, int budget, int executing, int borrowed, int queued, long entered,
-                           long completed, long declined, long rejected, long expired, long cancelled, long queueFull,
-                           long sessionsAdmitted, long sessionsRefusedQueued, long sessionsRefusedRate,
-                           long sessionLimited, long addressLimited, long sessionsRefusedAddress,
-                           double meanWaitMillis, double p95WaitMillis) {
+                           long completed, long declined, long rejected, long expired, long cancelled,
+                           long sessionsAdmitted, Map<String, Long> refusals, double meanWaitMillis,
+                           double p95WaitMillis) {
         this.name = name;
         this.budget = budget;
         this.executing = executing;
@@ -53,13 +54,8 @@ public final class ClassStatistics {
         this.rejected = rejected;
         this.expired = expired;
         this.cancelled = cancelled;
-        this.queueFull = queueFull;
         this.sessionsAdmitted = sessionsAdmitted;
-        this.sessionsRefusedQueued = sessionsRefusedQueued;
-        this.sessionsRefusedRate = sessionsRefusedRate;
-        this.sessionLimited = sessionLimited;
-        this.addressLimited = addressLimited;
-        this.sessionsRefusedAddress = sessionsRefusedAddress;
+        this.refusals = Collections.unmodifiableMap(new LinkedHashMap<>(refusals));
         this.meanWaitMillis = meanWaitMillis;
         this.p95WaitMillis = p95WaitMillis;
     }
@@ -84,13 +80,8 @@ public final class ClassStatistics {
         long rejected = c.rejected();
         long expired = c.expired();
         long cancelled = c.cancelled();
-        long queueFull = c.queueFull();
         long admitted = c.sessionsAdmitted();
-        long refusedQueued = c.sessionsRefusedQueued();
-        long refusedRate = c.sessionsRefusedRate();
-        long sessionLimited = c.sessionLimited();
-        long addressLimited = c.addressLimited();
-        long refusedAddress = c.sessionsRefusedAddress();
+        long[] refused = c.refusals();
         if (base != null) {
             for (int i = 0; i < buckets.length; i++) {
                 buckets[i] -= base.waitBucket(i);
@@ -103,20 +94,22 @@ public final class ClassStatistics {
             rejected -= base.rejected();
             expired -= base.expired();
             cancelled -= base.cancelled();
-            queueFull -= base.queueFull();
             admitted -= base.sessionsAdmitted();
-            refusedQueued -= base.sessionsRefusedQueued();
-            refusedRate -= base.sessionsRefusedRate();
-            sessionLimited -= base.sessionLimited();
-            addressLimited -= base.addressLimited();
-            refusedAddress -= base.sessionsRefusedAddress();
+            for (Rejection.Reason r : Rejection.Reason.values()) {
+                refused[r.ordinal()] -= base.refused(r);
+            }
+        }
+        Map<String, Long> refusals = new LinkedHashMap<>();
+        for (Rejection.Reason r : Rejection.Reason.values()) {
+            if (r.counted()) {
+                refusals.put(r.tag(), refused[r.ordinal()]);
+            }
         }
         WaitHistogram waits = WaitHistogram.of(buckets);
         double p95 = waits.count() == 0 ? 0 : waits.quantile(0.95) * 1e3;
         double mean = grants == 0 ? 0 : (double) waitNanos / grants / 1e6;
         return new ClassStatistics(c.name(), c.budget(), c.executing(), c.borrowed(), c.queued(), entered,
-                completed, declined, rejected, expired, cancelled, queueFull, admitted, refusedQueued, refusedRate,
-                sessionLimited, addressLimited, refusedAddress, mean, p95);
+                completed, declined, rejected, expired, cancelled, admitted, refusals, mean, p95);
     }
 
     /** The class. */
@@ -174,9 +167,24 @@ public final class ClassStatistics {
         return cancelled;
     }
 
+    /**
+     * Requests refused at entry by reason, by the reason's tag ({@link Rejection.Reason#tag()}: {@code queue-full},
+     * {@code session-rate}, ...), every reason counted per class; those of a new session under the class of the
+     * session. The items below that name one reason are read from it.
+     */
+    public Map<String, Long> getRefusals() {
+        return refusals;
+    }
+
+    /** The refusals of {@code reason} ({@link #getRefusals()}); 0 for a reason not counted per class. */
+    private long refused(Rejection.Reason reason) {
+        Long n = refusals.get(reason.tag());
+        return n == null ? 0 : n;
+    }
+
     /** Of the rejected, refused because the queue was full. */
     public long getQueueFull() {
-        return queueFull;
+        return refused(Rejection.Reason.QUEUE_FULL);
     }
 
     /** New sessions admitted. */
@@ -186,12 +194,12 @@ public final class ClassStatistics {
 
     /** New sessions refused by the queue triggers (j, k) or, with automatic admission, the queue guard. */
     public long getSessionsRefusedQueued() {
-        return sessionsRefusedQueued;
+        return refused(Rejection.Reason.SESSION_QUEUED);
     }
 
     /** New sessions refused by the class's session rate. */
     public long getSessionsRefusedRate() {
-        return sessionsRefusedRate;
+        return refused(Rejection.Reason.SESSION_RATE);
     }
 
     /**
@@ -199,7 +207,7 @@ public final class ClassStatistics {
      * requests executing and waiting.
      */
     public long getSessionLimited() {
-        return sessionLimited;
+        return refused(Rejection.Reason.SESSION_LIMIT);
     }
 
     /**
@@ -207,7 +215,7 @@ public final class ClassStatistics {
      * ({@code admission.max-queued-per-address}).
      */
     public long getAddressLimited() {
-        return addressLimited;
+        return refused(Rejection.Reason.ADDRESS_LIMIT);
     }
 
     /**
@@ -215,7 +223,7 @@ public final class ClassStatistics {
      * rationed them ({@code admission.max-new-sessions-per-address}).
      */
     public long getSessionsRefusedAddress() {
-        return sessionsRefusedAddress;
+        return refused(Rejection.Reason.SESSION_ADDRESS);
     }
 
     /** Mean time a granted request waited for its permit, in milliseconds; 0 before the first grant. */

@@ -4,6 +4,7 @@ import dev.servletqos.ClassStats;
 import dev.servletqos.Clock;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
+import dev.servletqos.Rejection;
 import dev.servletqos.control.Sample;
 import dev.servletqos.control.SampleSource;
 import dev.servletqos.control.WaitHistogram;
@@ -82,14 +83,20 @@ public final class MicrometerSampleSource implements SampleSource {
             int q = (int) gauge("qos.queued", t);
             executing += ex;
             queued += q;
+            long[] refusals = new long[Rejection.Reason.values().length];
+            for (Rejection.Reason r : Rejection.Reason.values()) {
+                if (r.counted()) {
+                    refusals[r.ordinal()] = count("qos.rejections", t.and("reason", r.tag()));
+                }
+            }
             stats.add(new ClassStats(name, (int) gauge("qos.budget", t), 0, 0, 1, ex, 0, q,
                     count("qos.arrivals", t), outcome("completed", t), outcome("declined", t), outcome("rejected", t),
-                    outcome("expired", t), outcome("cancelled", t), 0, 0, 0, 0, 0, 0, 0, (long) wait.count(),
+                    outcome("expired", t), outcome("cancelled", t), refusals,
+                    count("qos.sessions", t.and("outcome", "admitted")), 0, (long) wait.count(),
                     Math.round(wait.totalTime(TimeUnit.NANOSECONDS)), buckets,
                     Math.round(service.totalTime(TimeUnit.NANOSECONDS)), (long) service.count(),
-                    count("qos.response.bytes", t), 0, 1, count("qos.rejections", t.and("reason", "session-level")),
-                    levels, gauge("qos.content.level", t), byLevel,
-                    count("qos.rejections", t.and("reason", "session-address")), (int) gauge("qos.lined", t)));
+                    count("qos.response.bytes", t), 0, 1, levels, gauge("qos.content.level", t), byLevel, 0,
+                    (int) gauge("qos.lined", t)));
         }
         int max = (int) registry.get("qos.max.executing").tags(tags).gauge().value();
         // meters do not carry service times by route

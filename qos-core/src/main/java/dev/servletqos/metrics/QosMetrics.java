@@ -4,6 +4,7 @@ import dev.servletqos.ClassStats;
 import dev.servletqos.ControlStatus;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
+import dev.servletqos.Rejection;
 import dev.servletqos.TierCookies;
 import dev.servletqos.control.UtilizationStatus;
 import dev.servletqos.control.WaitHistogram;
@@ -29,9 +30,9 @@ import java.util.function.ToDoubleFunction;
  * <ul>
  *   <li>{@code qos.arrivals} (counter: requests that entered)</li>
  *   <li>{@code qos.requests} (counter; {@code outcome} = completed, declined, rejected, expired, cancelled)</li>
- *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = session-queued, session-rate,
- *       session-level, session-address, queue-full, session-limit, address-limit, streams-full, and bucket for the
- *       token-bucket rules)</li>
+ *   <li>{@code qos.rejections} (counter, unit rejections; {@code reason} = the tag of each refusal reason counted
+ *       per class, {@link Rejection.Reason#counted()}: session-queued, session-rate, session-level, session-address,
+ *       queue-full, session-limit, address-limit, streams-full)</li>
  *   <li>{@code qos.sessions} (counter, unit sessions; {@code outcome} = admitted, refused)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
@@ -74,21 +75,6 @@ import java.util.function.ToDoubleFunction;
 public final class QosMetrics implements MeterBinder, AutoCloseable {
 
     static final long CACHE_MILLIS = 50;
-
-    /** A {@code reason} tag of {@code qos.rejections} and the class's count of it. */
-    private record Rejection(String reason, ToDoubleFunction<ClassStats> count) {
-    }
-
-    /** The reasons of {@code qos.rejections}, in the order they are registered. */
-    private static final List<Rejection> REJECTIONS = List.of(
-            new Rejection("session-queued", ClassStats::sessionsRefusedQueued),
-            new Rejection("session-rate", ClassStats::sessionsRefusedRate),
-            new Rejection("session-level", ClassStats::sessionsRefusedLevel),
-            new Rejection("session-address", ClassStats::sessionsRefusedAddress),
-            new Rejection("queue-full", ClassStats::queueFull),
-            new Rejection("session-limit", ClassStats::sessionLimited),
-            new Rejection("address-limit", ClassStats::addressLimited),
-            new Rejection("streams-full", ClassStats::streamsFull));
 
     private final QosEngine engine;
     private final Tags extraTags;
@@ -206,16 +192,16 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     ClassStats::expired);
             counter("qos.requests", "Requests that ended, by outcome", tags.and("outcome", "cancelled"), name,
                     ClassStats::cancelled);
-            for (Rejection r : REJECTIONS) {
-                counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", r.reason()),
-                        name, "rejections", r.count());
+            for (Rejection.Reason r : Rejection.Reason.values()) {
+                if (r.counted()) {
+                    counter("qos.rejections", "Requests refused at entry, by reason", tags.and("reason", r.tag()),
+                            name, "rejections", c2 -> c2.refused(r));
+                }
             }
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "admitted"), name,
                     "sessions", ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
-                    "sessions",
-                    c2 -> c2.sessionsRefusedQueued() + c2.sessionsRefusedRate() + c2.sessionsRefusedLevel()
-                            + c2.sessionsRefusedAddress());
+                    "sessions", ClassStats::sessionsRefused);
             meters.add(FunctionTimer.builder("qos.wait", this,
                             m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
                             TimeUnit.NANOSECONDS)

@@ -4,6 +4,7 @@ import dev.servletqos.ClassStats;
 import dev.servletqos.ControlStatus;
 import dev.servletqos.EngineSnapshot;
 import dev.servletqos.QosEngine;
+import dev.servletqos.Rejection;
 import dev.servletqos.Settings;
 import dev.servletqos.control.UtilizationStatus;
 import dev.servletqos.jmx.ClassStatistics;
@@ -241,13 +242,14 @@ public final class StatusPage {
                     .field("rejected", c.rejected())
                     .field("expired", c.expired())
                     .field("cancelled", c.cancelled())
-                    .field("queueFull", c.queueFull())
-                    .field("sessionsAdmitted", c.sessionsAdmitted())
-                    .field("sessionsRefusedQueued", c.sessionsRefusedQueued())
-                    .field("sessionsRefusedRate", c.sessionsRefusedRate())
-                    .field("sessionsRefusedAddress", c.sessionsRefusedAddress())
-                    .field("streams", c.streams())
-                    .field("streamsFull", c.streamsFull())
+                    .field("sessionsAdmitted", c.sessionsAdmitted());
+            // one count per refusal reason, named as in the JMX beans (queueFull, sessionsRefusedRate, ...)
+            for (Rejection.Reason reason : Rejection.Reason.values()) {
+                if (reason.counted()) {
+                    j.field(reason.counter(), c.refused(reason));
+                }
+            }
+            j.field("streams", c.streams())
                     .field("sessionRate", c.sessionRate())
                     .field("sessionBurst", c.sessionBurst());
             ControlStatus.Reading r = reading(control, c.name());

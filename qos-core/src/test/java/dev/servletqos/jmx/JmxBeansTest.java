@@ -208,6 +208,15 @@ class JmxBeansTest {
         assertEquals(2, b.getCompleted());
         assertEquals(1, b.getRejected());
         assertEquals(1, b.getSessionsRefusedRate(), "the refusal after the reset");
+        assertEquals(Long.valueOf(1), b.getRefusals().get("session-rate"), "the same count, by the reason's tag");
+        assertEquals(Long.valueOf(0), b.getRefusals().get("queue-full"));
+        javax.management.openmbean.CompositeData raw = (javax.management.openmbean.CompositeData) remote.getAttribute(
+                basic("/shop"), "Statistics");
+        for (String item : List.of("queueFull", "sessionsRefusedQueued", "sessionsRefusedRate", "sessionLimited",
+                "addressLimited", "sessionsRefusedAddress", "refusals")) {
+            assertTrue(raw.containsKey(item), "the item " + item + " a client reads");
+        }
+        assertEquals(1L, raw.get("sessionsRefusedRate"));
         assertEquals(0, b.getSessionsAdmitted(), "the sessions admitted before the reset are not counted");
         assertEquals(b.getEntered(), b.getCompleted() + b.getDeclined() + b.getRejected() + b.getExpired()
                 + b.getCancelled() + b.getExecuting() + b.getQueued(), "the counts since the reset add up");

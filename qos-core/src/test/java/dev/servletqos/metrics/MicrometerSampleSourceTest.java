@@ -97,6 +97,8 @@ class MicrometerSampleSourceTest {
             assertEquals(x.share(), y.share(), 1e-6, m);
             assertEquals(x.queued(), y.queued(), m);
             assertEquals(x.executing(), y.executing(), m);
+            assertEquals(x.sessions(), y.sessions(), 1e-9, m);
+            assertEquals(x.sessionsRefused(), y.sessionsRefused(), 1e-9, m);
         }
     }
 
