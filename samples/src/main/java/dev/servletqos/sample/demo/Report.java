@@ -1,5 +1,6 @@
 package dev.servletqos.sample.demo;
 
+import static dev.servletqos.sample.demo.Html.esc;
 import static dev.servletqos.sample.demo.ReportCharts.chart;
 import static dev.servletqos.sample.demo.ReportTables.backendPhases;
 import static dev.servletqos.sample.demo.ReportTables.degradationRatios;
@@ -416,9 +417,5 @@ final class Report {
             l.add(r.label());
         }
         return String.join(" against ", l);
-    }
-
-    static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

@@ -1,6 +1,6 @@
 package dev.servletqos.sample.demo;
 
-import static dev.servletqos.sample.demo.Report.esc;
+import static dev.servletqos.sample.demo.Html.esc;
 
 import java.util.ArrayList;
 import java.util.List;
