@@ -355,6 +355,30 @@ final class Dispatcher {
         return lane.head == null && canStart(lane, borrowing) ? Place.START : Place.QUEUE;
     }
 
+    /**
+     * Puts admitted ticket {@code t} of {@code lane} where {@code place} says: running, in its queue (counted for its
+     * {@code address}, null: none) or in its session's line; its session {@code load} counts it in flight.
+     */
+    void putLocked(Ticket t, Lane lane, SessionLoad load, String address, Place place, long now) {
+        if (place == Place.LINE) {
+            lines.lineLocked(t, lane, load);
+            return;
+        }
+        if (place == Place.START) {
+            grantLocked(t, lane, now);
+            lane.waitBuckets[0]++;
+        } else {
+            enqueueLocked(t, lane);
+            if (!t.guaranteed) {
+                admission.queuedLocked(t, address);
+            }
+        }
+        if (load != null && !t.guaranteed) {
+            load.requests++;
+            t.load = load;
+        }
+    }
+
     /** Permits held now by the classes above {@code index}; under the lock (admission steps). */
     int executingAbove(int index) {
         int n = 0;

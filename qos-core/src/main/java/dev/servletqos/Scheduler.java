@@ -207,10 +207,10 @@ final class Scheduler {
      * the session's line, PARKED; another runs at once when its class may start one, else waits in its class's queue.
      * A request within its virtual server's guarantee runs at once when a permit is free (its class's budget aside,
      * the other classes' reserves kept), else waits in the guaranteed queue, which is served before every class's. A
-     * stream candidate may become an open stream later ({@link #detach}). Allocates the ticket only: this method only
-     * hands {@code e}'s values on, so that it stays small enough for the JIT to inline into its caller, where it takes
-     * the Entry apart instead of allocating it; the method it calls is too large to inline into it (do not make it
-     * smaller than the JIT's limit for hot methods, 325 bytes of bytecode, or check with {@code -prof gc}).
+     * stream candidate may become an open stream later ({@link #detach}). Allocates the ticket only. This method and
+     * the one it calls stay under the JIT's limit for hot methods (325 bytes of bytecode; rare work is in methods of
+     * their own), so that both inline into {@link Intake#enter}: the Entry is taken apart there, not allocated, and
+     * entering is one call (check with {@code -XX:+PrintInlining} and {@code -prof gc}).
      */
     Ticket enter(Entry e, long now) {
         return enter(now, e.classIndex(), e.sessionClass(), e.generation(), e.route(), e.level(), e.newSession(),
@@ -241,23 +241,8 @@ final class Scheduler {
             lane.entered++;
             ready = d.expireOverdueLocked(now, null, rejections);
             Dispatcher.Place place = d.placeLocked(t, lane, load);
-            boolean admitted = admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now);
-            if (admitted && place == Dispatcher.Place.LINE) {
-                lines.lineLocked(t, lane, load);
-            } else if (admitted) {
-                if (place == Dispatcher.Place.START) {
-                    d.grantLocked(t, lane, now);
-                    lane.waitBuckets[0]++;
-                } else {
-                    d.enqueueLocked(t, lane);
-                    if (!t.guaranteed) {
-                        admission.queuedLocked(t, address);
-                    }
-                }
-                if (load != null && !t.guaranteed) {
-                    load.requests++;
-                    t.load = load;
-                }
+            if (admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now)) {
+                d.putLocked(t, lane, load, address, place, now);
             }
         } finally {
             lock.unlock();
@@ -353,66 +338,80 @@ final class Scheduler {
         // read without the lock: only a hint of whether to time this completion (see SERVICE_SAMPLING)
         long now = d.parked > 0 || lines.lined > 0 || (!declined && (lane.completed & (SERVICE_SAMPLING - 1)) == 0)
                 ? clock.nanoTime() : NO_TIME;
-        Ticket ready;
+        Ticket ready = null;
         lock.lock();
         try {
             if (now == NO_TIME && (d.parked > 0 || lines.lined > 0)) {
                 // a request came to wait meanwhile: the dispatch (and a session's line moving on) needs the time
                 now = clock.nanoTime();
             }
-            // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running:
-            // the default class took its requests, and this permit)
-            lane = t.lane.current();
-            t.lane = lane;
-            if (t.stream) {
-                if (t.state == State.RUNNING) {
-                    streams.closedLocked(t, lane, declined); // no permit to give back, no service time to measure
-                }
-                return;
+            if (endLocked(t, bytes, declined, now)) {
+                ready = d.dispatchLocked(null, now);
             }
-            if (t.state == State.PARKED && !t.inLine) {
-                d.unlinkLocked(t, lane);
-            }
-            lines.endedLocked(t, t.state == State.RUNNING && !declined, now);
-            if (t.state == State.RUNNING) {
-                d.releaseLocked(lane);
-                if (declined) {
-                    t.state = State.DECLINED;
-                    lane.declined++;
-                } else {
-                    t.state = State.COMPLETED;
-                    lane.completed++;
-                    lane.completedByLevel[Math.min(t.level, lane.levels)]++;
-                    if (now != NO_TIME) {
-                        long took = Math.max(0, now - t.timeNanos);
-                        lane.serviceNanos += took;
-                        lane.serviceTimed++;
-                        routeNanos[t.route] += took;
-                        routeTimed[t.route]++;
-                        serviceEwmaNanos = serviceEwmaNanos == 0 ? took
-                                : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
-                        double mean = routeServiceNanos[t.route];
-                        routeServiceNanos[t.route] = mean == 0 ? took : mean + (took - mean) / 32;
-                    }
-                    if (bytes > 0) {
-                        lane.bytes += bytes;
-                    }
-                    if (t.guaranteed) {
-                        VirtualServers.delivered(t.host, bytes, now != NO_TIME ? now : clock.nanoTime());
-                    }
-                }
-            } else if (t.state == State.PARKED) {
-                t.claimNotification();
-                t.state = State.CANCELLED;
-                lane.cancelled++;
-            } else {
-                return;
-            }
-            ready = d.dispatchLocked(null, now);
         } finally {
             lock.unlock();
         }
         notifyAll(ready);
+    }
+
+    /**
+     * {@link #finish} under the lock, at {@code now} (or NO_TIME); returns whether a permit or a place came free. Apart
+     * from it, as the completion's counting is, so that each stays under the JIT's limit for hot methods and inlines.
+     */
+    private boolean endLocked(Ticket t, long bytes, boolean declined, long now) {
+        // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running: the
+        // default class took its requests, and this permit)
+        Lane lane = t.lane.current();
+        t.lane = lane;
+        if (t.stream) {
+            if (t.state == State.RUNNING) {
+                streams.closedLocked(t, lane, declined); // no permit to give back, no service time to measure
+            }
+            return false;
+        }
+        if (t.state == State.PARKED && !t.inLine) {
+            d.unlinkLocked(t, lane);
+        }
+        lines.endedLocked(t, t.state == State.RUNNING && !declined, now);
+        if (t.state == State.RUNNING) {
+            d.releaseLocked(lane);
+            if (declined) {
+                t.state = State.DECLINED;
+                lane.declined++;
+            } else {
+                completedLocked(t, lane, bytes, now);
+            }
+        } else if (t.state == State.PARKED) {
+            t.claimNotification();
+            t.state = State.CANCELLED;
+            lane.cancelled++;
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    /** Counts RUNNING ticket {@code t} of {@code lane} COMPLETED, with its service time when {@code now} is a time. */
+    private void completedLocked(Ticket t, Lane lane, long bytes, long now) {
+        t.state = State.COMPLETED;
+        lane.completed++;
+        lane.completedByLevel[Math.min(t.level, lane.levels)]++;
+        if (now != NO_TIME) {
+            long took = Math.max(0, now - t.timeNanos);
+            lane.serviceNanos += took;
+            lane.serviceTimed++;
+            routeNanos[t.route] += took;
+            routeTimed[t.route]++;
+            serviceEwmaNanos = serviceEwmaNanos == 0 ? took : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
+            double mean = routeServiceNanos[t.route];
+            routeServiceNanos[t.route] = mean == 0 ? took : mean + (took - mean) / 32;
+        }
+        if (bytes > 0) {
+            lane.bytes += bytes;
+        }
+        if (t.guaranteed) {
+            VirtualServers.delivered(t.host, bytes, now != NO_TIME ? now : clock.nanoTime());
+        }
     }
 
     /** Takes a PARKED ticket out of its queue with the given end state; false if it was no longer parked. */
