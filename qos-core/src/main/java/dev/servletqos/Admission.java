@@ -124,36 +124,9 @@ final class Admission {
         // whose session token the new session takes: its class's, or a lower class's (priority at the door)
         Lane payer = sessionLane;
         if (newSession) {
-            // 2 session-level (paper 000: the lowest level is refusal)
-            if (t.level == 0) {
-                rationedLocked(sessionLane, now, slot);
-                return refuseLocked(t, sessionLane, Rejection.Reason.SESSION_LEVEL);
-            }
-            boolean rationing = rationingLocked(sessionLane, now);
-            // 3 session-address: asked before the class's steps, so that one address's flood is held before it takes
-            // its class's session tokens: its share only while the class rations (a class with room admits everybody,
-            // whatever their address); and an address asking more than its fair share leaves in the bucket the tokens
-            // the others' demand needs (held only once they were refused, a flood at its share kept the bucket empty,
-            // and they went on being refused)
-            if (slot >= 0 && (rationing && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)
-                    || addressSessions.leavesToOthers(slot, sessionLane.sessions.tokens(now),
-                    sessionLane.sessions.burst(), sessionLane.sessions.rate(), now))) {
-                warnOfSharedAddressLocked(address, false);
-                return refuseLocked(t, sessionLane, Rejection.Reason.SESSION_ADDRESS);
-            }
-            // 4 session-queued for a stateless request: shed before any session while its class rations new sessions
-            // (and that refusal does not make the class ration longer: only its admission's own refusals do)
-            if (rationing && (kind & Entry.STATELESS) != 0) {
-                return refuseLocked(t, sessionLane, Rejection.Reason.SESSION_QUEUED);
-            }
-            // 5 the class's admission steps, or a lower class's
-            payer = payerLocked(sessionLane, now);
+            payer = sessionStepsLocked(t, sessionLane, kind, address, slot, now);
             if (payer == null) {
-                Rejection refusal = stepRefusalLocked(sessionLane, now, slot);
-                if (refusal != null) {
-                    return refuseLocked(t, sessionLane, refusal);
-                }
-                payer = sessionLane;
+                return false;
             }
         }
         // 6 session-limit: the session's line holds the class's max-queue already
@@ -179,6 +152,52 @@ final class Admission {
             }
         }
         return true;
+    }
+
+    /**
+     * Steps 2 to 5 for a new session or a stateless request ({@link #chainLocked}): the class whose session token it
+     * takes, or null when a step refused it (the ticket REJECTED). Apart from the chain so that each stays under the
+     * JIT's limit for hot methods and inlines.
+     *
+     * @param slot its address's slot in the new sessions per address table, -1: none
+     */
+    private Lane sessionStepsLocked(Ticket t, Lane sessionLane, int kind, String address, int slot, long now) {
+        // 2 session-level (paper 000: the lowest level is refusal)
+        if (t.level == 0) {
+            rationedLocked(sessionLane, now, slot);
+            refuseLocked(t, sessionLane, Rejection.Reason.SESSION_LEVEL);
+            return null;
+        }
+        boolean rationing = rationingLocked(sessionLane, now);
+        // 3 session-address: asked before the class's steps, so that one address's flood is held before it takes
+        // its class's session tokens: its share only while the class rations (a class with room admits everybody,
+        // whatever their address); and an address asking more than its fair share leaves in the bucket the tokens
+        // the others' demand needs (held only once they were refused, a flood at its share kept the bucket empty,
+        // and they went on being refused)
+        if (slot >= 0 && (rationing && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)
+                || addressSessions.leavesToOthers(slot, sessionLane.sessions.tokens(now),
+                sessionLane.sessions.burst(), sessionLane.sessions.rate(), now))) {
+            warnOfSharedAddressLocked(address, false);
+            refuseLocked(t, sessionLane, Rejection.Reason.SESSION_ADDRESS);
+            return null;
+        }
+        // 4 session-queued for a stateless request: shed before any session while its class rations new sessions
+        // (and that refusal does not make the class ration longer: only its admission's own refusals do)
+        if (rationing && (kind & Entry.STATELESS) != 0) {
+            refuseLocked(t, sessionLane, Rejection.Reason.SESSION_QUEUED);
+            return null;
+        }
+        // 5 the class's admission steps, or a lower class's
+        Lane payer = payerLocked(sessionLane, now);
+        if (payer == null) {
+            Rejection refusal = stepRefusalLocked(sessionLane, now, slot);
+            if (refusal != null) {
+                refuseLocked(t, sessionLane, refusal);
+                return null;
+            }
+            payer = sessionLane;
+        }
+        return payer;
     }
 
     /** Refuses ticket {@code t} for {@code reason}, counted in {@code counter}; returns false. */
