@@ -94,7 +94,8 @@ fetch_cookies() { # variant file
   : > "$file"
   while (( got < connections )); do
     c=$(curl -s -o /dev/null -D - -H 'Accept: text/html,application/xhtml+xml,*/*;q=0.8' \
-      "http://127.0.0.1:${port[$v]}/ok" | tr -d '\r' | awk -F'[ ;]' 'tolower($1)=="set-cookie:"{print $2; exit}')
+      "http://127.0.0.1:${port[$v]}/ok" | tr -d '\r' \
+      | awk -F'[ ;]' 'NR==1 && $2!="200"{exit} tolower($1)=="set-cookie:" && $2 ~ /^QOSSESSION=/{print $2; exit}' || true)
     if [[ -n "$c" ]]; then echo "$c" >> "$file"; got=$((got + 1)); else sleep 0.2; fi
     tries=$((tries + 1))
     (( tries < 20 * connections )) || { echo "$v: only $got admission cookies after $tries requests" >&2; exit 1; }
@@ -122,7 +123,7 @@ run_wrk() {
   local before after
   before=$(cpu_ticks "${pid[$v]}")
   /usr/bin/time -f '%U %S' -o "$out/time.txt" wrk -t "$t" -c "$connections" -d "${secs}s" "${args[@]}" \
-    > "$out/wrk.txt" 2>&1
+    > "$out/wrk.txt" 2>&1 || { cat "$out/wrk.txt" >&2; echo "wrk failed against $v" >&2; exit 1; }
   after=$(cpu_ticks "${pid[$v]}")
   [[ -z "$label" ]] && return 0
   local rps non2xx wrkcpu srvcpu
@@ -175,4 +176,4 @@ done
 python3 "$root/bench/summary.py" "$out" "$rounds" "$duration" "$warmup" "$connections" "$threads" \
   > "$out/results.md"
 cat "$out/results.md"
-[[ -f "$out/valve-top-frames.txt" ]] && cat "$out/valve-top-frames.txt"
+if [[ -f "$out/valve-top-frames.txt" ]]; then cat "$out/valve-top-frames.txt"; fi
