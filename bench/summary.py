@@ -43,7 +43,7 @@ def main():
         med = {v: statistics.median([by[lb][v] for lb in by if v in by[lb]]) for v in VARIANTS}
         print("| median | " + " | ".join(f"{med[v]:,.0f}" for v in VARIANTS) + " |")
         print("| ratio to plain | " + " | ".join(
-            f"**{med[v] / med[plain_of(v)]:.2f}**" if not v.endswith("plain") else "1" for v in VARIANTS) + " |")
+            f"**{med[v] / med[plain_of(v)]:.2f}**" if not v.endswith("plain") else "1.00" for v in VARIANTS) + " |")
         print("| per-round ratios | " + " | ".join(
             "" if v.endswith("plain") else ", ".join(
                 f"{by[lb][v] / by[lb][plain_of(v)]:.2f}" for lb in sorted(by, key=lambda s: int(s[5:])))

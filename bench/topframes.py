@@ -13,8 +13,8 @@ import sys
 def owner(frame):
     if frame.startswith("dev.servletqos.e2e."):
         return "the benchmark's servlet"
-    if frame.startswith("dev.servletqos."):
-        return "servlet-qos"
+    if frame.startswith(("dev.servletqos.", "com.github.benmanes.caffeine.")):
+        return "servlet-qos"  # with Caffeine, its session table's
     if frame.startswith(("org.apache.catalina.", "org.apache.coyote.", "org.apache.tomcat.")):
         return "Tomcat"
     if frame.startswith("org.eclipse.jetty."):
