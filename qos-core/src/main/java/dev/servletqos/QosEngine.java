@@ -83,6 +83,8 @@ public final class QosEngine {
     private final java.util.concurrent.atomic.LongAdder periodicFailures = new java.util.concurrent.atomic.LongAdder();
     /** The watch on the policy file {@link #reloadFrom(Supplier, Path)} named; its schedule under {@code this}. */
     private final PolicyWatch fileWatch = new PolicyWatch(this::reloadPolicy);
+    /** The link to the cluster ({@link #joinCluster}), or null: this node alone. */
+    private volatile ClusterLink cluster;
 
     private QosEngine(QosPolicy policy, Clock clock) {
         this.clock = clock;
@@ -188,6 +190,9 @@ public final class QosEngine {
         try {
             sweep = scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS));
             control.start(scheduler);
+            if (cluster != null) {
+                cluster.start(scheduler);
+            }
             this.periodic = scheduler;
             rewatch();
         } catch (RuntimeException | Error e) {
@@ -213,6 +218,30 @@ public final class QosEngine {
         periodic = null;
         rewatch();
         control.stop();
+        if (cluster != null) {
+            cluster.stop();
+        }
+    }
+
+    /**
+     * Makes this engine a node of a cluster sharing {@code state} (docs/cluster.md), before {@link #start}: from
+     * start on it exchanges with the store every {@code period}. The runtime calls it when {@code cluster.redis} is
+     * set. Returns the link: its status, and what an operator publishes to every node.
+     *
+     * @throws IllegalStateException if started (a stopped engine may join again: the new link replaces the old)
+     */
+    public synchronized ClusterLink joinCluster(dev.servletqos.cluster.ClusterState state, String nodeId,
+                                                Duration period) {
+        if (sweep != null) {
+            throw new IllegalStateException("join a cluster before the engine starts");
+        }
+        cluster = new ClusterLink(this, state, nodeId, period);
+        return cluster;
+    }
+
+    /** The link to the cluster, or null when this engine is not in one. */
+    public ClusterLink cluster() {
+        return cluster;
     }
 
     private void sweep() {

@@ -59,6 +59,8 @@ public final class TierCookies {
     private final long maxAgeSeconds;
     private final boolean secure;
     private final Clock clock;
+    /** Subjects revoked on the cluster ({@link ClusterLink}), replaced whole; read on the request path. */
+    private volatile java.util.Set<String> revoked = java.util.Set.of();
 
     private TierCookies(String cookieName, Signer signer, long maxAgeSeconds, boolean secure, Clock clock) {
         this.cookieName = cookieName;
@@ -225,7 +227,28 @@ public final class TierCookies {
         if (parsed.status() != Verified.Status.VALID) {
             return FAILURES[parsed.status().ordinal()];
         }
+        java.util.Set<String> r = revoked;
+        if (!r.isEmpty() && r.contains(parsed.id())) {
+            return FAILURES[Verified.Status.REVOKED.ordinal()];
+        }
         return new Verified(Verified.Status.VALID, parsed.serviceClass(), parsed.id());
+    }
+
+    /** The subjects revoked on the cluster now, replacing those before (the cluster's exchange). */
+    void revoked(java.util.Set<String> subjects) {
+        revoked = subjects;
+    }
+
+    /** Revokes one more subject here at once (an operator's revocation, before the cluster's next exchange). */
+    synchronized void revokeAlso(String subject) {
+        java.util.Set<String> n = new java.util.HashSet<>(revoked);
+        n.add(subject);
+        revoked = java.util.Set.copyOf(n);
+    }
+
+    /** How many subjects are revoked now. */
+    int revokedCount() {
+        return revoked.size();
     }
 
     private String header(String serviceClass, String subject, long ageSeconds) {
@@ -278,7 +301,9 @@ public final class TierCookies {
             /** Signed by us, but its expiry is at or before the current second. */
             EXPIRED,
             /** Longer than 512 characters; rejected before any parsing. */
-            OVERSIZED
+            OVERSIZED,
+            /** Signed by us and not expired, but its subject is revoked on the cluster (docs/cluster.md). */
+            REVOKED
         }
     }
 }

@@ -1,0 +1,455 @@
+package dev.servletqos;
+
+import dev.servletqos.cluster.ClusterSettings;
+import dev.servletqos.cluster.ClusterState;
+import dev.servletqos.cluster.ClusterStatus;
+import dev.servletqos.cluster.NodeReport;
+import dev.servletqos.policy.BucketPolicy;
+import dev.servletqos.policy.ClassPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * This node's link to its cluster (docs/cluster.md): once a period, on the engine's {@link Periodic} seam, one
+ * exchange with the shared {@link ClusterState}. It reports the node's demand on each capped class and bucket, the
+ * addresses asking it most new sessions and its status; from every live node's report it takes the node count, this
+ * node's leases (its share of each cluster rate, following its demand), what the other nodes saw of each address,
+ * the live settings published and the revoked tier-cookie subjects, and puts them into local fields. The request path
+ * reads only those fields: it never waits for the store.
+ *
+ * <p>A lease holds for {@value #LEASE_PERIODS} periods. When no exchange succeeded for that long (the store is down,
+ * frozen or slow), the node runs {@code local-only}: each cap falls to the cluster rate divided by the last known node
+ * count (never closed, never unlimited), and the addresses count on this node alone. The log says it once per outage,
+ * and once when the cluster is back. An exchange still pending at the next period is not sent again: a frozen store
+ * costs no thread and no pile of calls.
+ *
+ * <p>Thread-safe: the periodic thread and the store's threads (which complete the exchanges) meet under this
+ * object's lock; the engine's state changes under its own locks.
+ */
+public final class ClusterLink {
+
+    private static final System.Logger LOG = System.getLogger(ClusterLink.class.getName());
+
+    /** Periods a lease (and a node's report in the store) holds without a new exchange. */
+    static final int LEASE_PERIODS = 2;
+    /** Part of a cluster rate shared evenly among the nodes, the rest following demand: a quiet node may start. */
+    static final double EVEN_PART = 0.05;
+    /** How long a revocation lasts in the store: as long as a tier cookie may live. */
+    static final Duration REVOCATION_TTL = Duration.ofDays(400);
+
+    private final QosEngine engine;
+    private final ClusterState state;
+    private final String nodeId;
+    private final long periodNanos;
+    private final Duration ttl;
+
+    // guarded by this
+    private CompletableFuture<Void> inFlight;
+    private long lastOk;
+    private boolean everOk;
+    private int lastNodes = 1;
+    private boolean localOnly = true;
+    private boolean outageLogged;
+    private long exchanges;
+    private long failures;
+    private long reportedAt;
+    private boolean reportedOnce;
+    private final Map<String, Long> asked = new HashMap<>();
+    private long settingsVersion;
+    private List<NodeReport> members = List.of();
+    private Periodic.Cancellable task;
+    private volatile ClusterStatus status;
+
+    ClusterLink(QosEngine engine, ClusterState state, String nodeId, Duration period) {
+        this.engine = engine;
+        this.state = state;
+        this.nodeId = nodeId;
+        this.periodNanos = period.toNanos();
+        this.ttl = period.multipliedBy(LEASE_PERIODS + 1);
+        this.status = statusLocked();
+    }
+
+    /** Runs the exchange every period on {@code periodic}, after putting the local-only caps in force. */
+    synchronized void start(Periodic periodic) {
+        localCapsLocked(engine.clock().nanoTime());
+        task = periodic.schedule(this::exchangeNow, Duration.ofNanos(periodNanos));
+    }
+
+    /** Stops the exchange and leaves the cluster (the other nodes count one fewer at their next exchange). */
+    synchronized void stop() {
+        if (task != null) {
+            task.cancel();
+            task = null;
+        }
+        if (everOk) {
+            try {
+                state.leave(nodeId);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "servlet-qos: leaving the cluster failed", e);
+            }
+        }
+    }
+
+    /** This node's id in the cluster ({@code cluster.node-id}). */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /** What this node knows of the cluster now; never null. */
+    public ClusterStatus status() {
+        return status;
+    }
+
+    /**
+     * One exchange now (the periodic task; tests call it to drive the cluster by hand). Returns at once; the stage
+     * completes when what came back is in force, or the exchange failed (never exceptionally). An exchange still
+     * pending is not sent again: its stage is returned.
+     */
+    public synchronized CompletableFuture<Void> exchangeNow() {
+        long now = engine.clock().nanoTime();
+        lapseLocked(now);
+        if (inFlight != null && !inFlight.isDone()) {
+            return inFlight;
+        }
+        CompletableFuture<Void> f;
+        try {
+            NodeReport report = reportLocked(now);
+            f = state.exchange(nodeId, report.encode(), ttl).toCompletableFuture()
+                    .handle((x, e) -> {
+                        if (e != null) {
+                            failed(e);
+                        } else {
+                            received(x, report);
+                        }
+                        return null;
+                    });
+        } catch (RuntimeException e) {
+            failed(e);
+            f = CompletableFuture.completedFuture(null);
+        }
+        inFlight = f;
+        return f;
+    }
+
+    /**
+     * Publishes live settings for every node ({@link ClusterSettings#KEYS}): they are checked and put in force here
+     * at once through the settings seam, and every other node applies them at its next exchange.
+     *
+     * @throws IllegalArgumentException naming the key and value of a setting this node cannot apply
+     */
+    public CompletableFuture<Long> publishSettings(Map<String, String> settings) {
+        applySettings(settings, true);
+        return state.publishSettings(ClusterSettings.encode(settings)).toCompletableFuture();
+    }
+
+    /** Revokes a tier-cookie subject on every node, from this node's next exchange on (here at once). */
+    public CompletableFuture<Void> revoke(String subject) {
+        if (subject == null || subject.isEmpty() || subject.indexOf('\n') >= 0) {
+            throw new IllegalArgumentException("subject = " + subject + ": must be one line, not empty");
+        }
+        engine.tierCookies().revokeAlso(subject);
+        return state.revoke(subject, REVOCATION_TTL).toCompletableFuture();
+    }
+
+    private synchronized void failed(Throwable e) {
+        failures++;
+        if (!outageLogged) {
+            outageLogged = true;
+            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                    ? e.getCause() : e;
+            LOG.log(System.Logger.Level.WARNING, "servlet-qos: the cluster store " + state.describe() + " did not "
+                    + "answer (" + cause + "); this node keeps its leases for " + LEASE_PERIODS + " periods, then "
+                    + "runs local-only: each cluster rate divided by the last known node count (" + lastNodes
+                    + "). Said once per outage");
+        }
+        status = statusLocked();
+    }
+
+    private synchronized void received(ClusterState.Exchange x, NodeReport mine) {
+        long now = engine.clock().nanoTime();
+        List<NodeReport> nodes = new ArrayList<>();
+        for (String r : x.reports()) {
+            NodeReport n = NodeReport.decode(r);
+            if (n != null) {
+                nodes.add(n);
+            }
+        }
+        exchanges++;
+        lastOk = now;
+        everOk = true;
+        lastNodes = Math.max(1, nodes.size());
+        members = nodes;
+        if (localOnly) {
+            localOnly = false;
+            LOG.log(System.Logger.Level.INFO, "servlet-qos: node " + nodeId + " shares its limits through "
+                    + state.describe() + (exchanges > 1 ? " again" : "") + ": " + lastNodes + " nodes");
+        }
+        outageLogged = false;
+        leasesLocked(mine, nodes, now);
+        if (x.settingsVersion() < settingsVersion) {
+            settingsVersion = x.settingsVersion(); // the store lost its keys: the next publication counts again
+        } else if (x.settingsVersion() > settingsVersion && x.settings() != null) {
+            settingsVersion = x.settingsVersion();
+            try {
+                applySettings(ClusterSettings.decode(x.settings()), false);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "servlet-qos: the cluster's live settings version "
+                        + settingsVersion + " were not applied: " + e.getMessage());
+            }
+        }
+        engine.tierCookies().revoked(Set.copyOf(x.revoked()));
+        status = statusLocked();
+    }
+
+    /** Leases lapsed: local-only from now, the caps at the last known share. */
+    private void lapseLocked(long now) {
+        if (!localOnly && now - lastOk > LEASE_PERIODS * periodNanos) {
+            localOnly = true;
+            LOG.log(System.Logger.Level.WARNING, "servlet-qos: node " + nodeId + " runs local-only: no answer from "
+                    + state.describe() + " for " + LEASE_PERIODS + " periods; each cluster rate divided by "
+                    + lastNodes + " nodes until it answers");
+            outageLogged = true;
+            localCapsLocked(now);
+            status = statusLocked();
+        }
+    }
+
+    /** The caps while local-only: each cluster rate divided by the last known node count; no address seen elsewhere. */
+    private void localCapsLocked(long now) {
+        List<ClassPolicy> classes = engine.policy().classes();
+        double[] caps = new double[classes.size()];
+        for (int i = 0; i < caps.length; i++) {
+            caps[i] = classes.get(i).admission().clusterSessionRate() / lastNodes;
+        }
+        RequestBuckets buckets = engine.regime().buckets;
+        double[] bucketCaps = new double[buckets.size()];
+        for (int i = 0; i < bucketCaps.length; i++) {
+            bucketCaps[i] = buckets.policy(i).clusterRate() / lastNodes;
+        }
+        putLocked(caps, bucketCaps, Map.of(), now);
+    }
+
+    /** The leases of this exchange: each cluster rate shared by demand ({@link #share}), and the addresses elsewhere. */
+    private void leasesLocked(NodeReport mine, List<NodeReport> nodes, long now) {
+        int n = lastNodes;
+        List<ClassPolicy> classes = engine.policy().classes();
+        double[] caps = new double[classes.size()];
+        for (int i = 0; i < caps.length; i++) {
+            double rate = classes.get(i).admission().clusterSessionRate();
+            if (rate > 0) {
+                String name = classes.get(i).name();
+                double total = 0;
+                for (NodeReport r : nodes) {
+                    total += r.classes().getOrDefault(name, 0.0);
+                }
+                caps[i] = share(rate, mine.classes().getOrDefault(name, 0.0), total, n);
+            }
+        }
+        RequestBuckets buckets = engine.regime().buckets;
+        double[] bucketCaps = new double[buckets.size()];
+        for (int i = 0; i < bucketCaps.length; i++) {
+            BucketPolicy b = buckets.policy(i);
+            if (b.clusterRate() > 0) {
+                double total = 0;
+                for (NodeReport r : nodes) {
+                    total += r.buckets().getOrDefault(b.name(), 0.0);
+                }
+                bucketCaps[i] = share(b.clusterRate(), mine.buckets().getOrDefault(b.name(), 0.0), total, n);
+            }
+        }
+        Map<String, AddressSessions.Elsewhere> seen = new HashMap<>();
+        for (NodeReport r : nodes) {
+            if (r.nodeId().equals(nodeId)) {
+                continue;
+            }
+            for (NodeReport.Address a : r.addresses()) {
+                AddressSessions.Elsewhere e = seen.get(a.address());
+                seen.put(a.address(), e == null ? new AddressSessions.Elsewhere(a.demand(), a.admitted(), a.held())
+                        : new AddressSessions.Elsewhere(e.demand() + a.demand(), e.admitted() + a.admitted(),
+                        e.held() || a.held()));
+            }
+        }
+        putLocked(caps, bucketCaps, seen, now);
+    }
+
+    /**
+     * This node's lease of a cluster {@code rate}: {@value #EVEN_PART} of it shared evenly among the {@code nodes},
+     * the rest by demand ({@code mine} of {@code total}, per second). The leases of all nodes add up to the rate.
+     */
+    static double share(double rate, double mine, double total, int nodes) {
+        double even = rate * EVEN_PART;
+        return rate * (mine + even / nodes) / (total + even);
+    }
+
+    private void putLocked(double[] caps, double[] bucketCaps, Map<String, AddressSessions.Elsewhere> seen,
+                           long now) {
+        Scheduler scheduler = engine.scheduler();
+        scheduler.locked(a -> {
+            Lane[] lanes = scheduler.lanes();
+            List<ClassPolicy> classes = engine.policy().classes();
+            for (Lane l : lanes) {
+                for (int i = 0; i < classes.size() && i < caps.length; i++) {
+                    if (classes.get(i).name().equals(l.name)) {
+                        l.clusterCap(caps[i], now);
+                    }
+                }
+            }
+            a.elsewhereLocked(seen);
+            return null;
+        });
+        RequestBuckets buckets = engine.regime().buckets;
+        for (int i = 0; i < bucketCaps.length && i < buckets.size(); i++) {
+            buckets.clusterCap(i, bucketCaps[i], now);
+        }
+    }
+
+    /** This period's report: demand since the last one, the hot addresses, the status. */
+    private NodeReport reportLocked(long now) {
+        EngineSnapshot s = engine.snapshot();
+        double seconds = reportedOnce ? Math.max(1e-3, (now - reportedAt) / 1e9) : 0;
+        Map<String, Double> classes = new HashMap<>();
+        long entered = 0;
+        long rejected = 0;
+        for (ClassStats c : s.classes()) {
+            entered += c.entered();
+            rejected += c.rejected();
+            ClassPolicy p = policyOf(c.name());
+            if (p == null || !(p.admission().clusterSessionRate() > 0)) {
+                continue;
+            }
+            long n = c.sessionsAdmitted();
+            for (Rejection.Reason r : Rejection.Reason.all()) {
+                n += r.newSession() ? c.refused(r) : 0;
+            }
+            classes.put(c.name(), rate(n, "class " + c.name(), seconds));
+        }
+        Map<String, Double> buckets = new HashMap<>();
+        RequestBuckets rb = engine.regime().buckets;
+        for (EngineSnapshot.BucketStats b : s.buckets()) {
+            for (int i = 0; i < rb.size(); i++) {
+                if (rb.name(i).equals(b.name()) && rb.policy(i).clusterRate() > 0) {
+                    buckets.put(b.name(), rate(b.hits(), "bucket " + b.name(), seconds));
+                }
+            }
+        }
+        List<NodeReport.Address> addresses = new ArrayList<>();
+        for (AddressSessions.Hot h : engine.scheduler().locked(a -> a.hotLocked(NodeReport.MAX_ADDRESSES, now))) {
+            addresses.add(new NodeReport.Address(h.address(), h.demand(), h.admitted(),
+                    h.held() >= AddressSessions.UNMET));
+        }
+        Map<String, String> st = new java.util.LinkedHashMap<>();
+        st.put("state", localOnly ? "local-only" : "cluster");
+        st.put("max-executing", Integer.toString(s.maxExecuting()));
+        st.put("executing", Integer.toString(s.executing()));
+        st.put("queued", Integer.toString(s.queued()));
+        st.put("entered", Long.toString(entered));
+        st.put("rejected", Long.toString(rejected));
+        reportedAt = now;
+        reportedOnce = true;
+        return new NodeReport(nodeId, classes, buckets, addresses, st);
+    }
+
+    /** The rate of a counter since the last report, per second (0 at the first). */
+    private double rate(long count, String key, double seconds) {
+        Long before = asked.put(key, count);
+        return seconds > 0 && before != null ? Math.max(0, count - before) / seconds : 0;
+    }
+
+    private ClassPolicy policyOf(String name) {
+        for (ClassPolicy c : engine.policy().classes()) {
+            if (c.name().equals(name)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Puts published settings in force through the settings seam ({@link QosEngine#update}); keys of classes or
+     * buckets this node does not have are skipped when they come from the cluster, refused when {@code strict}.
+     */
+    private void applySettings(Map<String, String> settings, boolean strict) {
+        engine.update(s -> {
+            Settings out = s;
+            for (Map.Entry<String, String> e : settings.entrySet()) {
+                String k = e.getKey();
+                String v = e.getValue();
+                try {
+                    out = LiveKeys.apply(out, k, v);
+                } catch (NumberFormatException ex) {
+                    throw new IllegalArgumentException(k + " = " + v + ": not a number");
+                } catch (IllegalArgumentException ex) {
+                    if (strict || !ex.getMessage().startsWith(LiveKeys.UNKNOWN)) {
+                        throw ex;
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    private ClusterStatus statusLocked() {
+        return new ClusterStatus(state.describe(), nodeId, localOnly, lastNodes, localOnly ? List.of() : members,
+                exchanges, failures, settingsVersion, engine.tierCookies().revokedCount());
+    }
+
+    /** The live keys a cluster may publish ({@link ClusterSettings#KEYS}), each applied to a settings value. */
+    private static final class LiveKeys {
+        static final String UNKNOWN = "unknown here: ";
+
+        static Settings apply(Settings s, String k, String v) {
+            if (k.equals("max-executing")) {
+                return s.withMaxExecuting(Integer.parseInt(v));
+            }
+            String[] p = k.split("\\.");
+            if (p.length == 3 && p[0].equals("class")) {
+                int i = classIndex(s, p[1]);
+                if (i < 0) {
+                    throw new IllegalArgumentException(UNKNOWN + k);
+                }
+                Settings.ClassSettings c = s.get(i);
+                return switch (p[2]) {
+                    case "budget" -> s.withClass(i, c.withBudget(Integer.parseInt(v)));
+                    case "session-rate" -> {
+                        double r = Double.parseDouble(v);
+                        check(r >= 0 && r <= 1e9, k, v, "must be 0 (no limit)..1e9");
+                        yield s.withClass(i, c.withSessionRate(r, (int) Math.max(1, Math.ceil(r))));
+                    }
+                    case "session-burst" -> s.withClass(i, c.withSessionRate(c.sessionRate(), Integer.parseInt(v)));
+                    default -> throw new IllegalArgumentException(k + ": not a live key; live keys are "
+                            + ClusterSettings.KEYS);
+                };
+            }
+            if (p.length == 3 && p[0].equals("bucket") && p[2].equals("rate")) {
+                int i = s.bucketIndex(p[1]);
+                if (i < 0) {
+                    throw new IllegalArgumentException(UNKNOWN + k);
+                }
+                double r = Double.parseDouble(v);
+                check(r > 0 && r <= 1e9, k, v, "must be more than 0, at most 1e9");
+                return s.withBucketRate(i, r);
+            }
+            throw new IllegalArgumentException(k + ": not a live key; live keys are " + ClusterSettings.KEYS);
+        }
+
+        private static int classIndex(Settings s, String name) {
+            for (int i = 0; i < s.classes().size(); i++) {
+                if (s.get(i).name().equals(name)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private static void check(boolean ok, String k, String v, String reason) {
+            if (!ok) {
+                throw new IllegalArgumentException(k + " = " + v + ": " + reason);
+            }
+        }
+    }
+}
