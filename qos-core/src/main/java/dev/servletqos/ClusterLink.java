@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -152,7 +151,7 @@ public final class ClusterLink {
         if (subject == null || subject.isEmpty() || subject.indexOf('\n') >= 0) {
             throw new IllegalArgumentException("subject = " + subject + ": must be one line, not empty");
         }
-        engine.tierCookies().revokeAlso(subject);
+        engine.tierCookies().revokedAlso(java.util.List.of(subject));
         return state.revoke(subject, REVOCATION_TTL).toCompletableFuture();
     }
 
@@ -202,7 +201,8 @@ public final class ClusterLink {
                         + settingsVersion + " were not applied: " + e.getMessage());
             }
         }
-        engine.tierCookies().revoked(Set.copyOf(x.revoked()));
+        // revocations are never undone: the ones known here stay, should the store lose its keys (a restart)
+        engine.tierCookies().revokedAlso(x.revoked());
         status = statusLocked();
     }
 

@@ -234,16 +234,13 @@ public final class TierCookies {
         return new Verified(Verified.Status.VALID, parsed.serviceClass(), parsed.id());
     }
 
-    /** The subjects revoked on the cluster now, replacing those before (the cluster's exchange). */
-    void revoked(java.util.Set<String> subjects) {
-        revoked = subjects;
-    }
-
-    /** Revokes one more subject here at once (an operator's revocation, before the cluster's next exchange). */
-    synchronized void revokeAlso(String subject) {
-        java.util.Set<String> n = new java.util.HashSet<>(revoked);
-        n.add(subject);
-        revoked = java.util.Set.copyOf(n);
+    /** Revokes these subjects too (the cluster's exchange, an operator's revocation); the ones before stay. */
+    synchronized void revokedAlso(java.util.Collection<String> subjects) {
+        if (!revoked.containsAll(subjects)) {
+            java.util.Set<String> n = new java.util.HashSet<>(revoked);
+            n.addAll(subjects);
+            revoked = java.util.Set.copyOf(n);
+        }
     }
 
     /** How many subjects are revoked now. */
