@@ -417,7 +417,7 @@ final class PolicyKeys {
                     "The lowest rate the bucket law sets.", BucketPolicy::withMinRate),
             bucket("depth", INTEGER, computed("5 (paper 002's)"), "1..1000000", "requests",
                     "The bucket's depth (burst), fixed.", BucketPolicy::withDepth),
-            bucket("cluster-rate", DECIMAL, of("0", "no cluster cap"), "0..1e9", "requests per second",
+            bucket("cluster-rate", DECIMAL, computed("0: no cluster cap"), "0..1e9", "requests per second",
                     "With cluster.redis: the bucket's rate over all nodes, each node's share following its demand.",
                     BucketPolicy::withClusterRate)));
 
