@@ -11,8 +11,13 @@ import dev.servletqos.TestRequest;
 import dev.servletqos.Ticket;
 import dev.servletqos.cluster.ClusterState;
 import dev.servletqos.cluster.ClusterStatus;
+import dev.servletqos.jmx.QosMBeans;
+import dev.servletqos.metrics.QosMetrics;
 import dev.servletqos.policy.PolicyParser;
 import dev.servletqos.policy.QosPolicy;
+import dev.servletqos.status.AllowedClients;
+import dev.servletqos.status.StatusPage;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
@@ -21,6 +26,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -291,6 +298,25 @@ public abstract class ClusterSuite {
         assertEquals(List.of("node-1", "node-2", "node-3"), s.members().stream().map(m -> m.nodeId()).sorted()
                 .toList());
         assertTrue(s.members().get(0).status().containsKey("executing"));
+        // the status page's JSON, the JMX bean and the meters show the cluster
+        String json = new StatusPage(AllowedClients.loopback()).json(nodes.get(0), 0, 0);
+        assertTrue(json.contains("\"cluster\":{") && json.contains("\"state\":\"cluster\"")
+                && json.contains("\"node\":\"node-3\""), json);
+        MBeanServer server = MBeanServerFactory.newMBeanServer();
+        QosMBeans.register(nodes.get(0), server, QosMBeans.DOMAIN, "/");
+        try {
+            Object cluster = server.getAttribute(QosMBeans.engineName(QosMBeans.DOMAIN, "/"), "Cluster");
+            assertTrue(String.valueOf(cluster).startsWith("cluster: 3 nodes"), String.valueOf(cluster));
+            String[] members = (String[]) server.getAttribute(QosMBeans.engineName(QosMBeans.DOMAIN, "/"),
+                    "ClusterNodes");
+            assertEquals(3, members.length);
+        } catch (javax.management.JMException e) {
+            throw new AssertionError(e);
+        }
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new QosMetrics(nodes.get(0)).bindTo(registry);
+        assertEquals(0, registry.get("qos.cluster.local-only").gauge().value());
+        assertEquals(3, registry.get("qos.cluster.nodes").gauge().value());
         nodes.get(2).stop();
         nodes.get(2).cluster().status(); // a stopped node keeps its last status
         nodes.remove(2).cluster();
@@ -325,6 +351,10 @@ public abstract class ClusterSuite {
             assertEquals(20, e.snapshot().get("basic").sessionRate(), 1e-9, "60 over 3 nodes, never closed, never "
                     + "unlimited");
             assertTrue(s.failures() > 0);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new QosMetrics(e).bindTo(registry);
+            assertEquals(1, registry.get("qos.cluster.local-only").gauge().value(), "the meter says local-only");
+            assertTrue(new StatusPage(AllowedClients.loopback()).json(e, 0, 0).contains("\"state\":\"local-only\""));
         }
         storeUp();
         clock.advance(PERIOD);
