@@ -66,7 +66,7 @@ public abstract class ClusterSuite {
     }
 
     /** A policy from properties text (a test's policy file). */
-    protected static QosPolicy parse(String text) {
+    public static QosPolicy parse(String text) {
         Properties p = new Properties();
         try {
             p.load(new StringReader(text));
