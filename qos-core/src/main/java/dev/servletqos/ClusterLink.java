@@ -73,6 +73,20 @@ public final class ClusterLink {
         this.status = statusLocked();
     }
 
+    /**
+     * Makes {@code engine} a node of a cluster sharing {@code state} (docs/cluster.md), before it starts: from start on
+     * it exchanges with the store every {@code period}. The runtime calls it when {@code cluster.redis} is set; a
+     * stopped engine may join again (the new link replaces the old).
+     *
+     * @return the link: its status, and what an operator publishes to every node
+     * @throws IllegalStateException if the engine is started
+     */
+    public static ClusterLink join(QosEngine engine, ClusterState state, String nodeId, Duration period) {
+        ClusterLink link = new ClusterLink(engine, state, nodeId, period);
+        engine.joined(link);
+        return link;
+    }
+
     /** Runs the exchange every period on {@code periodic}, after putting the local-only caps in force. */
     synchronized void start(Periodic periodic) {
         localCapsLocked(engine.clock().nanoTime());

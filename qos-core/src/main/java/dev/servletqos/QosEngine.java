@@ -190,9 +190,6 @@ public final class QosEngine {
         try {
             sweep = scheduler.schedule(this::sweep, Duration.ofMillis(SWEEP_MILLIS));
             control.start(scheduler);
-            if (cluster != null) {
-                cluster.start(scheduler);
-            }
             this.periodic = scheduler;
             rewatch();
         } catch (RuntimeException | Error e) {
@@ -218,25 +215,14 @@ public final class QosEngine {
         periodic = null;
         rewatch();
         control.stop();
-        if (cluster != null) {
-            cluster.stop();
-        }
     }
 
-    /**
-     * Makes this engine a node of a cluster sharing {@code state} (docs/cluster.md), before {@link #start}: from
-     * start on it exchanges with the store every {@code period}. The runtime calls it when {@code cluster.redis} is
-     * set. Returns the link: its status, and what an operator publishes to every node.
-     *
-     * @throws IllegalStateException if started (a stopped engine may join again: the new link replaces the old)
-     */
-    public synchronized ClusterLink joinCluster(dev.servletqos.cluster.ClusterState state, String nodeId,
-                                                Duration period) {
+    /** Takes the link to a cluster ({@link ClusterLink#join}), before start; a stopped engine may join again. */
+    synchronized void joined(ClusterLink link) {
         if (sweep != null) {
             throw new IllegalStateException("join a cluster before the engine starts");
         }
-        cluster = new ClusterLink(this, state, nodeId, period);
-        return cluster;
+        cluster = link;
     }
 
     /** The link to the cluster, or null when this engine is not in one. */

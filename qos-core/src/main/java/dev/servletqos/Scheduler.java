@@ -147,11 +147,6 @@ final class Scheduler {
         return work;
     }
 
-    /** The new sessions per address table, or null when there is no limit (tests of the package). */
-    AddressSessions addressSessions() {
-        return locked(Admission::addressSessionsLocked);
-    }
-
     /** {@code work} done on the admission under the lock: tests, and the cluster exchange ({@link ClusterLink}). */
     <T> T locked(java.util.function.Function<Admission, T> work) {
         lock.lock();

@@ -151,7 +151,7 @@ public final class QosRuntime {
         java.time.Duration period = c.periodOr(engine.policy().control().period());
         String id = c.nodeId() != null ? c.nodeId() : defaultNodeId();
         clusterState = clusterProvider.open(c, period);
-        engine.joinCluster(clusterState, id, period);
+        dev.servletqos.ClusterLink.join(engine, clusterState, id, period);
         log.info("servlet-qos: node " + id + " shares its limits through " + clusterState.describe() + " every "
                 + period.toMillis() + " ms (docs/cluster.md)");
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.servletqos.ClusterLink;
 import dev.servletqos.ClassStats;
 import dev.servletqos.FakeClock;
 import dev.servletqos.QosEngine;
@@ -82,7 +83,7 @@ public abstract class ClusterSuite {
             QosEngine e = QosEngine.create(parse(policy), clock);
             ClusterState s = nodeStore();
             stores.add(s);
-            e.joinCluster(s, "node-" + i, PERIOD);
+            ClusterLink.join(e, s, "node-" + i, PERIOD);
             nodes.add(e);
         }
     }

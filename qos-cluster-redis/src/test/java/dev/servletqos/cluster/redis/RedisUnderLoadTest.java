@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.servletqos.ClusterLink;
 import dev.servletqos.Periodic;
 import dev.servletqos.QosEngine;
 import dev.servletqos.TestRequest;
@@ -60,7 +61,7 @@ class RedisUnderLoadTest {
                     ClusterState s = new RedisClusterStateProvider().open(ClusterPolicy.DEFAULTS
                             .withRedis(redis.uri()).withKeyPrefix("load:"), PERIOD);
                     stores.add(s);
-                    e.joinCluster(s, "node-" + i, PERIOD);
+                    ClusterLink.join(e, s, "node-" + i, PERIOD);
                     ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor();
                     threads.add(t);
                     e.start(Periodic.on(t));
