@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 /**
  * Whether and how the node shares limits, settings and status with the other nodes of a cluster ({@code cluster.*},
  * docs/cluster.md). Off by default: without {@code cluster.redis} every limit is this node's own. Immutable and
- * thread-safe; build with {@link #DEFAULTS} and the {@code with} methods; {@link #check()} checks the values.
+ * thread-safe; build with {@link #DEFAULTS} and the {@code with} methods, each of which checks the values.
  *
  * @param redis     {@code cluster.redis}: the shared store, {@code redis://host:port} (or {@code rediss://},
  *                  optionally with {@code user:password@} and {@code /db}); null (the default): no cluster
@@ -21,14 +21,23 @@ import java.util.regex.Pattern;
  */
 public record ClusterPolicy(String redis, String nodeId, Duration period, String keyPrefix) {
 
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9_.:@/-]{1,128}");
+    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.:/{}-]{1,64}");
+
     /** Default of {@code cluster.key-prefix}. */
     public static final String DEFAULT_PREFIX = "servlet-qos:";
 
     /** Off: no store, every limit local. */
     public static final ClusterPolicy DEFAULTS = new ClusterPolicy(null, null, null, DEFAULT_PREFIX);
 
-    private static final Pattern ID = Pattern.compile("[A-Za-z0-9_.:@/-]{1,128}");
-    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.:/{}-]{1,64}");
+    /**
+     * Checks every value: a bad one fails where it is set.
+     *
+     * @throws PolicyException naming the key and the value of the first bad setting
+     */
+    public ClusterPolicy {
+        check(redis, nodeId, period, keyPrefix);
+    }
 
     /** {@code cluster.redis}. */
     public ClusterPolicy withRedis(String uri) {
@@ -60,12 +69,7 @@ public record ClusterPolicy(String redis, String nodeId, Duration period, String
         return period != null ? period : controlPeriod;
     }
 
-    /**
-     * Checks every value.
-     *
-     * @throws PolicyException naming the key and the value of the first bad setting
-     */
-    public void check() {
+    private static void check(String redis, String nodeId, Duration period, String keyPrefix) {
         if (redis != null) {
             String reason = null;
             try {

@@ -252,10 +252,7 @@ public final class QosPolicy {
         return admission;
     }
 
-    /**
-     * How often a running engine checks its policy file for a change and reloads it ({@code policy.watch}); zero,
-     * the default, for never.
-     */
+    /** How often a running engine checks its policy file and reloads it if changed ({@code policy.watch}); 0: never. */
     public Duration watch() {
         return watch;
     }
@@ -474,7 +471,6 @@ public final class QosPolicy {
             return streams(change.apply(streams));
         }
 
-        /** The cluster ({@code cluster.*}); default {@link ClusterPolicy#DEFAULTS} (off). */
         public Builder cluster(ClusterPolicy c) {
             this.cluster = Objects.requireNonNull(c, "cluster");
             return this;
@@ -600,7 +596,6 @@ public final class QosPolicy {
                 exempt.get(i).check("exempt." + (i + 1));
             }
             streams.check();
-            cluster.check();
             return new QosPolicy(this, resolved, r.start(), r.ceiling(), r.control(), trees);
         }
     }

@@ -158,11 +158,14 @@ public final class QosRuntime {
 
     /** The default {@code cluster.node-id}: the host name and the process id. */
     private static String defaultNodeId() {
-        String host;
-        try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException | SecurityException e) {
-            host = "localhost";
+        // the environment's name first: a lookup of the local host may wait for DNS, and startup waits for nothing
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException | SecurityException e) {
+                host = "localhost";
+            }
         }
         return host.replaceAll("[^A-Za-z0-9_.:@/-]", "_") + ":" + ProcessHandle.current().pid();
     }
