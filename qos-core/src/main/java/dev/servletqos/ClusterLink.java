@@ -123,29 +123,36 @@ public final class ClusterLink {
      * completes when what came back is in force, or the exchange failed (never exceptionally). An exchange still
      * pending is not sent again: its stage is returned.
      */
-    public synchronized CompletableFuture<Void> exchangeNow() {
-        long now = engine.clock().nanoTime();
-        lapseLocked(now);
-        if (inFlight != null && !inFlight.isDone()) {
-            return inFlight;
+    public CompletableFuture<Void> exchangeNow() {
+        NodeReport report;
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        synchronized (this) {
+            long now = engine.clock().nanoTime();
+            lapseLocked(now);
+            if (inFlight != null && !inFlight.isDone()) {
+                return inFlight;
+            }
+            report = reportLocked(now);
+            inFlight = f;
         }
-        CompletableFuture<Void> f;
+        // outside this lock: a store that answers at once runs the completion here, and applying published settings
+        // takes the control loop's lock, which is held while the loop starts or stops this link
         try {
-            NodeReport report = reportLocked(now);
-            f = state.exchange(nodeId, report.encode(), ttl).toCompletableFuture()
-                    .handle((x, e) -> {
-                        if (e != null) {
-                            failed(e);
-                        } else {
-                            received(x, report);
-                        }
-                        return null;
-                    });
+            state.exchange(nodeId, report.encode(), ttl).whenComplete((x, e) -> {
+                try {
+                    if (e != null) {
+                        failed(e);
+                    } else {
+                        received(x, report);
+                    }
+                } finally {
+                    f.complete(null);
+                }
+            });
         } catch (RuntimeException e) {
             failed(e);
-            f = CompletableFuture.completedFuture(null);
+            f.complete(null);
         }
-        inFlight = f;
         return f;
     }
 
@@ -183,41 +190,47 @@ public final class ClusterLink {
         status = statusLocked();
     }
 
-    private synchronized void received(ClusterState.Exchange x, NodeReport mine) {
-        long now = engine.clock().nanoTime();
-        List<NodeReport> nodes = new ArrayList<>();
-        for (String r : x.reports()) {
-            NodeReport n = NodeReport.decode(r);
-            if (n != null) {
-                nodes.add(n);
+    private void received(ClusterState.Exchange x, NodeReport mine) {
+        Map<String, String> publish = null;
+        synchronized (this) {
+            long now = engine.clock().nanoTime();
+            List<NodeReport> nodes = new ArrayList<>();
+            for (String r : x.reports()) {
+                NodeReport n = NodeReport.decode(r);
+                if (n != null) {
+                    nodes.add(n);
+                }
             }
+            exchanges++;
+            lastOk = now;
+            everOk = true;
+            lastNodes = Math.max(1, nodes.size());
+            members = nodes;
+            if (localOnly) {
+                localOnly = false;
+                LOG.log(System.Logger.Level.INFO, "servlet-qos: node " + nodeId + " shares its limits through "
+                        + state.describe() + (exchanges > 1 ? " again" : "") + ": " + lastNodes + " nodes");
+            }
+            outageLogged = false;
+            leasesLocked(mine, nodes, now);
+            if (x.settingsVersion() < settingsVersion) {
+                settingsVersion = x.settingsVersion(); // the store lost its keys: the next publication counts again
+            } else if (x.settingsVersion() > settingsVersion && x.settings() != null) {
+                settingsVersion = x.settingsVersion();
+                publish = ClusterSettings.decode(x.settings());
+            }
+            // revocations are never undone: the ones known here stay, should the store lose its keys (a restart)
+            engine.tierCookies().revokedAlso(x.revoked());
+            status = statusLocked();
         }
-        exchanges++;
-        lastOk = now;
-        everOk = true;
-        lastNodes = Math.max(1, nodes.size());
-        members = nodes;
-        if (localOnly) {
-            localOnly = false;
-            LOG.log(System.Logger.Level.INFO, "servlet-qos: node " + nodeId + " shares its limits through "
-                    + state.describe() + (exchanges > 1 ? " again" : "") + ": " + lastNodes + " nodes");
-        }
-        outageLogged = false;
-        leasesLocked(mine, nodes, now);
-        if (x.settingsVersion() < settingsVersion) {
-            settingsVersion = x.settingsVersion(); // the store lost its keys: the next publication counts again
-        } else if (x.settingsVersion() > settingsVersion && x.settings() != null) {
-            settingsVersion = x.settingsVersion();
+        if (publish != null) {
             try {
-                applySettings(ClusterSettings.decode(x.settings()), false);
+                applySettings(publish, false);
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "servlet-qos: the cluster's live settings version "
-                        + settingsVersion + " were not applied: " + e.getMessage());
+                        + x.settingsVersion() + " were not applied: " + e.getMessage());
             }
         }
-        // revocations are never undone: the ones known here stay, should the store lose its keys (a restart)
-        engine.tierCookies().revokedAlso(x.revoked());
-        status = statusLocked();
     }
 
     /** Leases lapsed: local-only from now, the caps at the last known share. */

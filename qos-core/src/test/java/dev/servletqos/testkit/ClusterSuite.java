@@ -311,6 +311,12 @@ public abstract class ClusterSuite {
             String[] members = (String[]) server.getAttribute(QosMBeans.engineName(QosMBeans.DOMAIN, "/"),
                     "ClusterNodes");
             assertEquals(3, members.length);
+            // an operator's retune through JMX is in force on this node at once
+            Object answer = server.invoke(QosMBeans.engineName(QosMBeans.DOMAIN, "/"), "publishClusterSettings",
+                    new Object[] {"class.basic.session-rate = 9, class.basic.session-burst = 3"},
+                    new String[] {String.class.getName()});
+            assertTrue(String.valueOf(answer).startsWith("published version"), String.valueOf(answer));
+            assertEquals(9, nodes.get(0).settings().get(1).sessionRate());
         } catch (javax.management.JMException e) {
             throw new AssertionError(e);
         }

@@ -106,21 +106,29 @@ class RedisUnderLoadTest {
             long timeout = RedisClusterState.timeout(PERIOD).toNanos();
             long[] p99 = new long[phases.length];
             long[] max = new long[phases.length];
+            int[] slow = new int[phases.length];
             for (int p = 0; p < phases.length; p++) {
                 long[] l = latencies[p];
                 Arrays.sort(l);
                 p99[p] = l[l.length * 99 / 100];
                 max[p] = l[l.length - 1];
-                System.out.printf("%-16s enter() median %d ns, p99 %d ns, max %d us; basic admitted %d/s%n",
-                        phases[p], l[l.length / 2], p99[p], max[p] / 1000, admitted[p]);
+                for (long x : l) {
+                    slow[p] += x >= timeout ? 1 : 0;
+                }
+                System.out.printf("%-16s enter() median %d ns, p99 %d ns, max %d us, %d over %d ms; basic admitted "
+                        + "%d/s%n", phases[p], l[l.length / 2], p99[p], max[p] / 1000, slow[p], timeout / 1_000_000,
+                        admitted[p]);
             }
             // phase 0 warms the JIT up; the healthy phase is the baseline each fault is held to
             for (int p = 1; p < phases.length; p++) {
                 assertTrue(p99[p] < Math.max(4 * p99[1], 1_000_000), phases[p] + ": p99 of enter() as when healthy ("
                         + p99[1] + " ns): " + p99[p] + " ns");
-                assertTrue(max[p] < Math.max(2 * max[1], timeout), phases[p] + ": no request waits for Redis: the "
-                        + "slowest " + max[p] / 1000 + " us, healthy " + max[1] / 1000 + " us, a call's timeout "
-                        + timeout / 1_000_000 + " ms");
+                // a request that waited for Redis would wait a call's timeout, and so would every other request of
+                // its node during that call: dozens each period. A lone slow one is the machine descheduling the
+                // thread (two shared cores), which the healthy phase shows too
+                assertTrue(slow[p] <= Math.max(4, 2 * slow[1]), phases[p] + ": no request waits for Redis: "
+                        + slow[p] + " of " + latencies[p].length + " took a call's timeout (" + timeout / 1_000_000
+                        + " ms) or more, " + slow[1] + " when healthy; the slowest " + max[p] / 1000 + " us");
                 assertTrue(admitted[p] >= 30 && admitted[p] <= 90, phases[p] + ": the cap of 60/s holds, never "
                         + "closed and never unlimited: " + admitted[p] + "/s");
             }
