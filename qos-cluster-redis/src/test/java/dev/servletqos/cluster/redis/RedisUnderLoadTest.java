@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * load from one thread per node, while Redis is healthy, frozen ({@code kill -STOP}), thawed, stopped and restarted
  * empty. No request waits for Redis (every request is answered at once, and none takes as long as a call's timeout),
  * the cluster cap holds in every phase (never closed, never unlimited), and the cluster heals after the restart.
+ * One round of faults in CI (about 14 s); {@code -Dqos.cluster.soak=N} runs N rounds, by hand.
  */
 class RedisUnderLoadTest {
 
@@ -51,7 +52,14 @@ class RedisUnderLoadTest {
             List<QosEngine> nodes = new ArrayList<>();
             List<ClusterState> stores = new ArrayList<>();
             List<ScheduledExecutorService> threads = new ArrayList<>();
-            String[] phases = {"warm-up", "healthy", "frozen", "thawed", "stopped", "restarted empty"};
+            // -Dqos.cluster.soak=N runs the faults N times over (by hand: a longer soak than CI's one round)
+            int rounds = Integer.getInteger("qos.cluster.soak", 1);
+            List<String> cycle = List.of("frozen", "thawed", "stopped", "restarted empty");
+            List<String> all = new ArrayList<>(List.of("warm-up", "healthy"));
+            for (int r = 0; r < rounds; r++) {
+                all.addAll(cycle);
+            }
+            String[] phases = all.toArray(String[]::new);
             long[][] latencies = new long[phases.length][3 * PER_PHASE];
             int[] admitted = new int[phases.length];
             AtomicInteger waited = new AtomicInteger();
