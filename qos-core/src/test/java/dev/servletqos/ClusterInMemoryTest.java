@@ -71,6 +71,9 @@ class ClusterInMemoryTest extends ClusterSuite {
         String base = "classes = basic\n";
         PolicyException e = assertThrows(PolicyException.class, () -> parse(base + "cluster.redis = http://x:1\n"));
         assertTrue(e.getMessage().contains("cluster.redis") && e.getMessage().contains("http://x:1"), e.getMessage());
+        e = assertThrows(PolicyException.class, () -> parse(base + "cluster.redis = redis://u:hunter2@:6379\n"));
+        assertTrue(e.getMessage().contains("cluster.redis") && !e.getMessage().contains("hunter2"),
+                "a password is not repeated: " + e.getMessage());
         e = assertThrows(PolicyException.class, () -> parse(base + "cluster.period = 10ms\n"));
         assertTrue(e.getMessage().contains("cluster.period"), e.getMessage());
         e = assertThrows(PolicyException.class, () -> parse(base + "cluster.node-id = a b\n"));

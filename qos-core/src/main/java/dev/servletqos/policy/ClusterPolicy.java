@@ -84,7 +84,8 @@ public record ClusterPolicy(String redis, String nodeId, Duration period, String
             } catch (URISyntaxException e) {
                 reason = "must be a redis://host:port URI (" + e.getReason() + ")";
             }
-            ClassPolicy.check(reason == null, "cluster.redis", redis, reason);
+            // the message names the value without its password, if it has one
+            ClassPolicy.check(reason == null, "cluster.redis", redis.replaceFirst("//[^/@]*@", "//***@"), reason);
         }
         ClassPolicy.check(nodeId == null || ID.matcher(nodeId).matches(), "cluster.node-id", nodeId,
                 "must be 1..128 letters, digits or any of _ . : @ / -");
