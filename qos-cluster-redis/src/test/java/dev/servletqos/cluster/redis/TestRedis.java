@@ -113,10 +113,15 @@ final class TestRedis implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        if (process != null) {
-            signal("-CONT");
+    public void close() throws IOException {
+        try {
+            if (process != null) {
+                signal("-CONT");
+            }
+            stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while stopping redis-server", e);
         }
-        stop();
     }
 }
