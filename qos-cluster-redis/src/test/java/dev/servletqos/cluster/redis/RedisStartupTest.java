@@ -28,7 +28,7 @@ class RedisStartupTest {
                     class.basic.cluster-session-rate = 40
                     cluster.period = 200ms
                     cluster.node-id = starting
-                    cluster.redis = """ + redis.uri() + "\n")).noMBeans().build();
+                    """ + "cluster.redis = " + redis.uri() + "\n")).noMBeans().build();
             try {
                 runtime.start(); // returns without waiting for the frozen server
                 assertNotNull(runtime.engine().cluster(), "the runtime found qos-cluster-redis and joined");
