@@ -415,7 +415,14 @@ public final class StatusPage {
         j.name("members").beginArray();
         for (dev.servletqos.cluster.NodeReport m : c.members()) {
             j.beginObject().field("node", m.nodeId());
-            m.status().forEach(j::field);
+            // the numbers a node reports are numbers here too; its state is a word
+            m.status().forEach((k, v) -> {
+                try {
+                    j.field(k, Long.parseLong(v));
+                } catch (NumberFormatException e) {
+                    j.field(k, v);
+                }
+            });
             j.endObject();
         }
         j.endArray().endObject();
