@@ -60,6 +60,8 @@ public final class ClusterLink {
     private boolean reportedOnce;
     private final Map<String, Long> asked = new HashMap<>();
     private long settingsVersion;
+    /** The live settings this node applied last from the cluster or published, to publish again if the store lost them. */
+    private Map<String, String> settings;
     private List<NodeReport> members = List.of();
     private Periodic.Cancellable task;
     private volatile ClusterStatus status;
@@ -164,6 +166,9 @@ public final class ClusterLink {
      */
     public CompletableFuture<Long> publishSettings(Map<String, String> settings) {
         applySettings(settings, true);
+        synchronized (this) {
+            this.settings = Map.copyOf(settings);
+        }
         return state.publishSettings(ClusterSettings.encode(settings)).toCompletableFuture();
     }
 
@@ -192,6 +197,8 @@ public final class ClusterLink {
 
     private void received(ClusterState.Exchange x, NodeReport mine) {
         Map<String, String> publish = null;
+        Map<String, String> republish = null;
+        List<String> lost = List.of();
         synchronized (this) {
             long now = engine.clock().nanoTime();
             List<NodeReport> nodes = new ArrayList<>();
@@ -214,14 +221,29 @@ public final class ClusterLink {
             outageLogged = false;
             leasesLocked(mine, nodes, now);
             if (x.settingsVersion() < settingsVersion) {
-                settingsVersion = x.settingsVersion(); // the store lost its keys: the next publication counts again
+                // the store lost its keys (a restart): the settings in force here go back, for the nodes to come
+                settingsVersion = x.settingsVersion();
+                if (settings != null) {
+                    republish = settings;
+                }
             } else if (x.settingsVersion() > settingsVersion && x.settings() != null) {
                 settingsVersion = x.settingsVersion();
                 publish = ClusterSettings.decode(x.settings());
+                settings = publish;
             }
-            // revocations are never undone: the ones known here stay, should the store lose its keys (a restart)
+            // revocations are never undone: the ones known here stay, and go back to a store that lost them
             engine.tierCookies().revokedAlso(x.revoked());
+            if (x.revoked().size() < engine.tierCookies().revokedCount()) {
+                lost = new ArrayList<>(engine.tierCookies().revoked());
+                lost.removeAll(x.revoked());
+            }
             status = statusLocked();
+        }
+        if (republish != null) {
+            state.publishSettings(ClusterSettings.encode(republish));
+        }
+        for (String subject : lost) {
+            state.revoke(subject, REVOCATION_TTL);
         }
         if (publish != null) {
             try {

@@ -248,6 +248,11 @@ public final class TierCookies {
         return revoked.size();
     }
 
+    /** The subjects revoked now (an immutable set). */
+    java.util.Set<String> revoked() {
+        return revoked;
+    }
+
     private String header(String serviceClass, String subject, long ageSeconds) {
         long age = Math.min(ageSeconds, maxAgeSeconds);
         // one reading of the clock, so the signed expiry and Max-Age agree

@@ -80,12 +80,18 @@ public abstract class ClusterSuite {
     /** Three nodes of {@code policy}, each joined to the store as node-1..3 (not started: the test drives them). */
     protected void threeNodes(String policy) {
         for (int i = 1; i <= 3; i++) {
-            QosEngine e = QosEngine.create(parse(policy), clock);
-            ClusterState s = nodeStore();
-            stores.add(s);
-            ClusterLink.join(e, s, "node-" + i, PERIOD);
-            nodes.add(e);
+            addNode(policy, "node-" + i);
         }
+    }
+
+    /** One more node of {@code policy}, joined to the store as {@code id} (not started). */
+    protected QosEngine addNode(String policy, String id) {
+        QosEngine e = QosEngine.create(parse(policy), clock);
+        ClusterState s = nodeStore();
+        stores.add(s);
+        ClusterLink.join(e, s, id, PERIOD);
+        nodes.add(e);
+        return e;
     }
 
     /** One exchange of every node, each waited for (a frozen store: until its timeout). */

@@ -103,7 +103,8 @@ class RedisClusterTest extends ClusterSuite {
 
     /**
      * Redis restarted empty (every key lost): the nodes heal it within two periods (node count, leases); the
-     * settings they applied stay in force, and so do the revocations they know.
+     * settings they applied stay in force, and so do the revocations they know, and they write both back, so that a
+     * node that starts later gets them.
      */
     @Test
     void aRedisRestartedEmptyHealsWithinTwoPeriods() throws Exception {
@@ -128,6 +129,13 @@ class RedisClusterTest extends ClusterSuite {
             Ticket t = e.enter(TestRequest.get("/").cookie("QOSTIER", alice).from("192.0.2.9"), clock.nanoTime());
             assertEquals("basic", t.serviceClass(), "alice stays revoked");
         }
+        // the nodes gave the store back what it lost: a node that starts now gets the settings and the revocation
+        QosEngine late = addNode(CAP_POLICY + "rule.2.type = tier-cookie\n", "node-4");
+        clock.advance(PERIOD);
+        exchangeAll();
+        assertEquals(40, late.settings().get(1).sessionRate(), "the published settings, from the store again");
+        Ticket t = late.enter(TestRequest.get("/").cookie("QOSTIER", alice).from("192.0.2.9"), clock.nanoTime());
+        assertEquals("basic", t.serviceClass(), "alice is revoked on a node that started after the restart");
     }
 
     /** Each test its own key prefix: the tests share one server and leave their keys behind. */
