@@ -34,7 +34,7 @@ public final class ClusterLink {
 
     private static final System.Logger LOG = System.getLogger(ClusterLink.class.getName());
 
-    /** Periods a lease (and a node's report in the store) holds without a new exchange. */
+    /** Periods a lease holds without a new exchange; a node's report lives one period more in the store. */
     static final int LEASE_PERIODS = 2;
     /** Part of a cluster rate shared evenly among the nodes, the rest following demand: a quiet node may start. */
     static final double EVEN_PART = 0.05;
