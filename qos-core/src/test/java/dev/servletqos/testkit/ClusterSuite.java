@@ -330,9 +330,8 @@ public abstract class ClusterSuite {
         new QosMetrics(nodes.get(0)).bindTo(registry);
         assertEquals(0, registry.get("qos.cluster.local-only").gauge().value());
         assertEquals(3, registry.get("qos.cluster.nodes").gauge().value());
-        nodes.get(2).stop();
-        nodes.get(2).cluster().status(); // a stopped node keeps its last status
-        nodes.remove(2).cluster();
+        QosEngine stopped = nodes.remove(2);
+        stopped.stop(); // leaves the cluster
         clock.advance(PERIOD);
         exchangeAll();
         assertEquals(2, nodes.get(0).cluster().status().nodes());
