@@ -1,5 +1,9 @@
 package dev.servletqos;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
 /**
  * The fair share of new sessions each client address gets while its class rations them
  * ({@code admission.max-new-sessions-per-address}, the least share). Only anonymous new sessions count here: those
@@ -164,13 +168,27 @@ final class AddressSessions {
      * stand for it), while other addresses' demand goes unmet. Asked only while the class rations.
      */
     boolean overShare(int slot, double capacity, long now) {
+        return overShare(slot, capacity, now, null);
+    }
+
+    /**
+     * {@link #overShare(int, double, long)} with what the other nodes of a cluster saw of the address ({@code
+     * elsewhere}, null: nothing): held by its share on another node, it counts as contended here too; and its
+     * demand and admissions there count with those here, so that its share is one share over the cluster, not one
+     * per node (docs/cluster.md).
+     */
+    boolean overShare(int slot, double capacity, long now, Elsewhere elsewhere) {
         decayTotals(now);
-        if (demandTotal - demand[slot] < UNMET || (unmetTotal - unmet[slot] < UNMET && held[slot] < UNMET)) {
+        boolean heldElsewhere = elsewhere != null && elsewhere.held();
+        if (!heldElsewhere && (demandTotal - demand[slot] < UNMET || (unmetTotal - unmet[slot] < UNMET
+                && held[slot] < UNMET))) {
             return false; // nobody else asks, or the others are served: this address may have what the class admits
         }
         double c = capacity > 0 ? capacity : admittedTotal / SECONDS;
         double share = Math.max(HEADROOM * level(c, now), Math.min(floor, c / 2)) * SECONDS;
-        if (demand[slot] > share && admitted[slot] >= share) {
+        double d = demand[slot] + (elsewhere == null ? 0 : elsewhere.demand() * SECONDS);
+        double a = admitted[slot] + (elsewhere == null ? 0 : elsewhere.admitted() * SECONDS);
+        if (d > share && a >= share) {
             held[slot]++;
             return true;
         }
@@ -341,6 +359,38 @@ final class AddressSessions {
             }
         }
         return 0;
+    }
+
+    /**
+     * What the other nodes of a cluster saw of one address in their last period: its demand and admissions there, new
+     * sessions a second, and whether one of them holds it by its share.
+     */
+    record Elsewhere(double demand, double admitted, boolean held) {
+    }
+
+    /**
+     * One address as this node reports it to the cluster: its demand and admissions, new sessions a second, and its
+     * refusals by its share (decaying as unmet demand does).
+     */
+    record Hot(String address, double demand, double admitted, double held) {
+    }
+
+    /**
+     * The addresses asking most now, at most {@code max} of them: those with at least {@value #UNMET} new session a
+     * second asked, admitted or held by their share, by demand, highest first. Decays every slot to {@code now}.
+     */
+    List<Hot> hot(int max, long now) {
+        List<Hot> hot = new ArrayList<>();
+        for (int i = 0; i < SLOTS; i++) {
+            if (addresses[i] != null) {
+                decay(i, now);
+                if (demand[i] >= UNMET || admitted[i] >= UNMET || held[i] >= UNMET) {
+                    hot.add(new Hot(addresses[i], demand[i] / SECONDS, admitted[i] / SECONDS, held[i]));
+                }
+            }
+        }
+        hot.sort(Comparator.comparingDouble(Hot::demand).reversed());
+        return hot.size() > max ? List.copyOf(hot.subList(0, max)) : hot;
     }
 
     /** Addresses in the table now (those that asked for a session, at most {@value #SLOTS}). */

@@ -57,6 +57,8 @@ final class Admission {
      * and uncounted once, across reloads too).
      */
     private final Map<String, int[]> queuedByAddress = new HashMap<>();
+    /** What the other nodes of a cluster saw of the addresses they report ({@link ClusterLink}); empty: none. */
+    private Map<String, AddressSessions.Elsewhere> elsewhere = Map.of();
 
     Admission(Scheduler scheduler) {
         this.scheduler = scheduler;
@@ -72,6 +74,16 @@ final class Admission {
         } else {
             addressSessions.configure(p.admission().maxNewSessionsPerAddress());
         }
+    }
+
+    /** Takes what the other nodes of a cluster saw of the addresses (an empty map: nothing, local only). */
+    void elsewhereLocked(Map<String, AddressSessions.Elsewhere> seen) {
+        elsewhere = seen;
+    }
+
+    /** The addresses asking most new sessions here ({@link AddressSessions#hot}); empty when there is no limit. */
+    List<AddressSessions.Hot> hotLocked(int max, long now) {
+        return addressSessions == null ? List.of() : addressSessions.hot(max, now);
     }
 
     /** The new sessions per address table, or null when there is no limit. */
@@ -174,7 +186,9 @@ final class Admission {
         // whatever their address); and an address asking more than its fair share leaves in the bucket the tokens
         // the others' demand needs (held only once they were refused, a flood at its share kept the bucket empty,
         // and they went on being refused)
-        if (slot >= 0 && (rationing && addressSessions.overShare(slot, sessionLane.sessions.rate(), now)
+        AddressSessions.Elsewhere seen = slot < 0 || elsewhere.isEmpty() ? null : elsewhere.get(address);
+        if (slot >= 0 && ((rationing || seen != null && seen.held())
+                && addressSessions.overShare(slot, sessionLane.sessions.rate(), now, seen)
                 || addressSessions.leavesToOthers(slot, sessionLane.sessions.tokens(now),
                 sessionLane.sessions.burst(), sessionLane.sessions.rate(), now))) {
             warnOfSharedAddressLocked(address, false);

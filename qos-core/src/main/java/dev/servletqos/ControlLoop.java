@@ -79,6 +79,10 @@ final class ControlLoop {
     }
 
     synchronized void start(Periodic p) {
+        ClusterLink cluster = engine.cluster(); // the cluster's exchange runs on the same seam, with the loop
+        if (cluster != null) {
+            cluster.start(p);
+        }
         periodic = p;
         if (source == null) {
             source = new EngineSampleSource(engine);
@@ -88,6 +92,10 @@ final class ControlLoop {
     }
 
     synchronized void stop() {
+        ClusterLink cluster = engine.cluster();
+        if (cluster != null) {
+            cluster.stop();
+        }
         if (task != null) {
             task.cancel();
         }

@@ -21,6 +21,11 @@ final class Lane {
     int totalQueuedTrigger;
     int higherQueuedTrigger;
     final TokenBucket sessions;
+    /** The session rate and depth the settings in force give; {@link #sessions} has them, lowered to the cap. */
+    private double sessionRate;
+    private int sessionBurst = 1;
+    /** The class's share of its cluster session rate ({@link ClusterLink}), new sessions a second; 0: none. */
+    private double clusterCap;
     /**
      * Where this lane's requests went when a reloaded policy removed its class (the default class's lane), else
      * null: a request still running here gives its permit back there.
@@ -120,6 +125,29 @@ final class Lane {
                 refusedBy, sessionsAdmitted, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
                 serviceTimed, bytes, sessions.rate(), sessions.burst(), levels, settings.level(), completedByLevel,
                 streams, lined);
+    }
+
+    /**
+     * Puts the settings' session rate and depth in force, lowered to the cluster cap if there is one: a rate of 0
+     * (no limit) becomes the cap itself, a second deep. Under the scheduler's lock.
+     */
+    void configureSessions(double rate, int burst, long now) {
+        sessionRate = rate;
+        sessionBurst = burst;
+        double r = clusterCap > 0 && (rate == 0 || rate > clusterCap) ? clusterCap : rate;
+        // a cap in place of no limit gets a second's depth; one below the rate, at most the depth in force
+        int b = r == rate ? burst : (int) Math.max(1, rate == 0 ? Math.ceil(r) : Math.min(burst, Math.ceil(r)));
+        if (r != sessions.rate() || b != sessions.burst()) {
+            sessions.configure(r, b, now);
+        }
+    }
+
+    /** Sets this node's cap on the class's session rate ({@code cluster-session-rate}), 0: none. Under the lock. */
+    void clusterCap(double cap, long now) {
+        if (cap != clusterCap) {
+            clusterCap = cap;
+            configureSessions(sessionRate, sessionBurst, now);
+        }
     }
 
     /** Lowers {@code t}'s content level to this class's levels, if it has fewer (a reload gave it fewer). */

@@ -83,6 +83,8 @@ public final class QosEngine {
     private final java.util.concurrent.atomic.LongAdder periodicFailures = new java.util.concurrent.atomic.LongAdder();
     /** The watch on the policy file {@link #reloadFrom(Supplier, Path)} named; its schedule under {@code this}. */
     private final PolicyWatch fileWatch = new PolicyWatch(this::reloadPolicy);
+    /** The link to the cluster ({@link #joinCluster}), or null: this node alone. */
+    private volatile ClusterLink cluster;
 
     private QosEngine(QosPolicy policy, Clock clock) {
         this.clock = clock;
@@ -213,6 +215,19 @@ public final class QosEngine {
         periodic = null;
         rewatch();
         control.stop();
+    }
+
+    /** Takes the link to a cluster ({@link ClusterLink#join}), before start; a stopped engine may join again. */
+    synchronized void joined(ClusterLink link) {
+        if (sweep != null) {
+            throw new IllegalStateException("join a cluster before the engine starts");
+        }
+        cluster = link;
+    }
+
+    /** The link to the cluster, or null when this engine is not in one. */
+    public ClusterLink cluster() {
+        return cluster;
     }
 
     private void sweep() {

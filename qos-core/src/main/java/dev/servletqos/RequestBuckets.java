@@ -26,6 +26,9 @@ final class RequestBuckets {
         final String cookieName;
         final String cookieValue;
         final TokenBucket tokens;
+        /** The rate the settings give, and this node's share of the bucket's cluster rate (0: none). */
+        double wanted;
+        double clusterCap;
         long hits;
         long refused;
 
@@ -36,6 +39,15 @@ final class RequestBuckets {
             this.cookieName = p.cookieName();
             this.cookieValue = p.cookieValue();
             this.tokens = new TokenBucket(p.rate(), p.depth());
+            this.wanted = p.rate();
+        }
+
+        /** Puts the wanted rate in force, lowered to the cluster cap; under this bucket's lock. */
+        void configure(int depth, long now) {
+            double r = clusterCap > 0 ? Math.min(wanted, clusterCap) : wanted;
+            if (tokens.rate() != r || tokens.burst() != depth) {
+                tokens.configure(r, depth, now);
+            }
         }
 
         boolean matches(RequestView r) {
@@ -140,11 +152,24 @@ final class RequestBuckets {
             Settings.BucketSettings s = settings.get(i);
             Bucket b = buckets[i];
             synchronized (b) {
-                if (b.tokens.rate() != s.rate() || b.tokens.burst() != s.depth()) {
-                    b.tokens.configure(s.rate(), s.depth(), now);
-                }
+                b.wanted = s.rate();
+                b.configure(s.depth(), now);
             }
         }
+    }
+
+    /** Sets this node's cap on bucket {@code i}'s rate ({@code bucket.<name>.cluster-rate}), 0: none. */
+    void clusterCap(int i, double cap, long now) {
+        Bucket b = buckets[i];
+        synchronized (b) {
+            b.clusterCap = cap;
+            b.configure(b.tokens.burst(), now);
+        }
+    }
+
+    /** The policy of bucket {@code i}. */
+    BucketPolicy policy(int i) {
+        return buckets[i].policy;
     }
 
     /** Each bucket's counters, rate and tokens at {@code now}. */

@@ -147,11 +147,11 @@ final class Scheduler {
         return work;
     }
 
-    /** The new sessions per address table, or null when there is no limit (tests of the package). */
-    AddressSessions addressSessions() {
+    /** {@code work} done on the admission under the lock: tests, and the cluster exchange ({@link ClusterLink}). */
+    <T> T locked(java.util.function.Function<Admission, T> work) {
         lock.lock();
         try {
-            return admission.addressSessionsLocked();
+            return work.apply(admission);
         } finally {
             lock.unlock();
         }
@@ -553,7 +553,7 @@ final class Scheduler {
             Settings.ClassSettings was = old == null || old.classes().size() <= i || !old.get(i).name().equals(l.name)
                     ? null : old.get(i);
             if (was == null || was.sessionRate() != c.sessionRate() || was.sessionBurst() != c.sessionBurst()) {
-                l.sessions.configure(c.sessionRate(), c.sessionBurst(), now);
+                l.configureSessions(c.sessionRate(), c.sessionBurst(), now);
             }
         }
         regime.buckets.configure(s.buckets(), now);

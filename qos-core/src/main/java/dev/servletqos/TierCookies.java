@@ -59,6 +59,8 @@ public final class TierCookies {
     private final long maxAgeSeconds;
     private final boolean secure;
     private final Clock clock;
+    /** Subjects revoked on the cluster ({@link ClusterLink}), replaced whole; read on the request path. */
+    private volatile java.util.Set<String> revoked = java.util.Set.of();
 
     private TierCookies(String cookieName, Signer signer, long maxAgeSeconds, boolean secure, Clock clock) {
         this.cookieName = cookieName;
@@ -225,7 +227,30 @@ public final class TierCookies {
         if (parsed.status() != Verified.Status.VALID) {
             return FAILURES[parsed.status().ordinal()];
         }
+        java.util.Set<String> r = revoked;
+        if (!r.isEmpty() && r.contains(parsed.id())) {
+            return FAILURES[Verified.Status.REVOKED.ordinal()];
+        }
         return new Verified(Verified.Status.VALID, parsed.serviceClass(), parsed.id());
+    }
+
+    /** Revokes these subjects too (the cluster's exchange, an operator's revocation); the ones before stay. */
+    synchronized void revokedAlso(java.util.Collection<String> subjects) {
+        if (!revoked.containsAll(subjects)) {
+            java.util.Set<String> n = new java.util.HashSet<>(revoked);
+            n.addAll(subjects);
+            revoked = java.util.Set.copyOf(n);
+        }
+    }
+
+    /** How many subjects are revoked now. */
+    int revokedCount() {
+        return revoked.size();
+    }
+
+    /** The subjects revoked now (an immutable set). */
+    java.util.Set<String> revoked() {
+        return revoked;
     }
 
     private String header(String serviceClass, String subject, long ageSeconds) {
@@ -278,7 +303,9 @@ public final class TierCookies {
             /** Signed by us, but its expiry is at or before the current second. */
             EXPIRED,
             /** Longer than 512 characters; rejected before any parsing. */
-            OVERSIZED
+            OVERSIZED,
+            /** Signed by us and not expired, but its subject is revoked on the cluster (docs/cluster.md). */
+            REVOKED
         }
     }
 }

@@ -340,7 +340,7 @@ class NewSessionsPerAddressTest {
     void noShareAtZero() {
         QosEngine off = QosEngine.create(ClassEscalationTest.parse(POLICY
                 + "admission.max-new-sessions-per-address = 0\n"), clock);
-        assertNull(off.scheduler().addressSessions());
+        assertNull(off.scheduler().locked(Admission::addressSessionsLocked));
         for (int step = 0; step < 800; step++) {
             visit(off, FLOOD);
             if (step % 20 == 10) {

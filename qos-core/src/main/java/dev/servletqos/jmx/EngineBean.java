@@ -34,6 +34,12 @@ final class EngineBean implements QosEngineMXBean {
                     + "policy object)"),
             Map.entry("reloadPolicy", "Reads the policy file again and puts it in force whole; a file that does not "
                     + "parse or validate is refused with the reason, and the old policy keeps running"),
+            Map.entry("Cluster", "This node's cluster: off, or cluster / local-only with the live nodes and the "
+                    + "store (docs/cluster.md)"),
+            Map.entry("ClusterNodes", "Each live node of the cluster with its last status"),
+            Map.entry("publishClusterSettings", "Publishes live settings (key=value, comma-separated) to every node "
+                    + "of the cluster; in force here at once, everywhere within two periods"),
+            Map.entry("revokeTierSubject", "Revokes a tier-cookie subject on every node of the cluster"),
             Map.entry("resetStatistics", "Counts the beans' statistics from now on (a baseline the beans subtract; "
                     + "the engine's counters, the meters and the control loop are not touched)"));
 
@@ -97,6 +103,72 @@ final class EngineBean implements QosEngineMXBean {
     @Override
     public int getQueued() {
         return engine.snapshot().queued();
+    }
+
+    @Override
+    public String getCluster() {
+        dev.servletqos.ClusterLink link = engine.cluster();
+        if (link == null) {
+            return "off";
+        }
+        dev.servletqos.cluster.ClusterStatus c = link.status();
+        return c.state() + ": " + c.nodes() + " nodes through " + c.store() + ", this node " + c.nodeId();
+    }
+
+    @Override
+    public String[] getClusterNodes() {
+        dev.servletqos.ClusterLink link = engine.cluster();
+        if (link == null) {
+            return new String[0];
+        }
+        return link.status().members().stream().map(m -> {
+            StringBuilder b = new StringBuilder(m.nodeId());
+            m.status().forEach((k, v) -> b.append(' ').append(k).append('=').append(v));
+            return b.toString();
+        }).toArray(String[]::new);
+    }
+
+    @Override
+    public String publishClusterSettings(String settings) {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (String pair : settings == null ? new String[0] : settings.split("[,\n]")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                if (!pair.isBlank()) {
+                    throw new IllegalArgumentException("\"" + pair.trim() + "\": a setting is key=value");
+                }
+                continue;
+            }
+            m.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        return "published version " + await(cluster().publishSettings(m)) + ": " + m;
+    }
+
+    @Override
+    public String revokeTierSubject(String subject) {
+        await(cluster().revoke(subject));
+        return "revoked " + subject + " on every node within two periods";
+    }
+
+    private dev.servletqos.ClusterLink cluster() {
+        dev.servletqos.ClusterLink link = engine.cluster();
+        if (link == null) {
+            throw new IllegalStateException("this engine is not in a cluster (cluster.redis is not set)");
+        }
+        return link;
+    }
+
+    private static <T> T await(java.util.concurrent.CompletableFuture<T> f) {
+        try {
+            return f.get(2, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("the cluster's store did not take it: " + e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("the cluster's store did not answer within 2 s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
     }
 
     @Override

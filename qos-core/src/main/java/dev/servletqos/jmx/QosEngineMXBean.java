@@ -85,4 +85,30 @@ public interface QosEngineMXBean {
      * over the permits granted since. The engine's counters, its meters and the control loop are not touched.
      */
     void resetStatistics();
+
+    /**
+     * This node's cluster (docs/cluster.md): {@code off}, or its state ({@code cluster} or {@code local-only}), the
+     * live nodes and the store, e.g. {@code cluster: 3 nodes through redis://10.0.0.5:6379, this node web-1}.
+     */
+    String getCluster();
+
+    /** Each live node of the cluster with its last status, e.g. {@code web-2 state=cluster executing=3 ...}. */
+    String[] getClusterNodes();
+
+    /**
+     * Publishes live settings to every node of the cluster: {@code key=value} pairs separated by commas or new lines,
+     * of the keys {@code max-executing}, {@code class.<name>.budget}, {@code .session-rate}, {@code .session-burst}
+     * and {@code bucket.<name>.rate}. Put in force here at once, on every other node within two periods.
+     *
+     * @throws IllegalArgumentException naming the key and value of a setting this node cannot apply
+     * @throws IllegalStateException    if the engine is not in a cluster, or the store did not answer
+     */
+    String publishClusterSettings(String settings);
+
+    /**
+     * Revokes a tier-cookie subject on every node of the cluster: its cookies give no class from then on.
+     *
+     * @throws IllegalStateException if the engine is not in a cluster, or the store did not answer
+     */
+    String revokeTierSubject(String subject);
 }

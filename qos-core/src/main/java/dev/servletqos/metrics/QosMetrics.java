@@ -49,6 +49,8 @@ import java.util.function.ToDoubleFunction;
  *       {@code qos.control.saturated} (counter per class: periods that were saturated);
  *       {@code qos.control.periods} and {@code qos.control.failures} (counters, no class)</li>
  *   <li>{@code qos.periodic.failures} (counter, no class): runs of the periodic work that threw</li>
+ *   <li>in a cluster only: {@code qos.cluster.local-only} and {@code qos.cluster.nodes} (gauges),
+ *       {@code qos.cluster.exchanges} (counter, {@code outcome=ok|failed}); docs/cluster.md</li>
  *   <li>{@code qos.control.utilization} (the measured utilization, cpu or occupancy), {@code .estimated} (by
  *       the fitted model {@code a R + b W + c D}), {@code .a}, {@code .b}, {@code .c} (the costs, seconds
  *       per request, per byte, per refusal), {@code .smoothed} and {@code .network} (threshold mode's averages),
@@ -295,6 +297,20 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
         meters.add(FunctionCounter.builder("qos.periodic.failures", engine, QosEngine::periodicFailures)
                 .description("Runs of the periodic work (expiry sweep, control loop, policy watch) that threw; each "
                         + "runs again at its next period").baseUnit("runs").tags(extraTags).register(registry));
+        if (engine.cluster() != null) {
+            meters.add(Gauge.builder("qos.cluster.local-only", engine, e -> e.cluster().status().localOnly() ? 1 : 0)
+                    .description("1 while this node runs on local limits (the cluster's store did not answer for two "
+                            + "periods, docs/cluster.md), else 0").tags(extraTags).register(registry));
+            meters.add(Gauge.builder("qos.cluster.nodes", engine, e -> e.cluster().status().nodes())
+                    .description("Live nodes of the cluster at the last exchange (the last known count while "
+                            + "local-only)").baseUnit("nodes").tags(extraTags).register(registry));
+            meters.add(FunctionCounter.builder("qos.cluster.exchanges", engine, e -> e.cluster().status().exchanges())
+                    .description("Exchanges with the cluster's store, by outcome").baseUnit("exchanges")
+                    .tags(extraTags.and("outcome", "ok")).register(registry));
+            meters.add(FunctionCounter.builder("qos.cluster.exchanges", engine, e -> e.cluster().status().failures())
+                    .description("Exchanges with the cluster's store, by outcome").baseUnit("exchanges")
+                    .tags(extraTags.and("outcome", "failed")).register(registry));
+        }
         for (EngineSnapshot.BucketStats b : engine.snapshot().buckets()) {
             String bucket = b.name();
             Tags tags = extraTags.and("bucket", bucket);

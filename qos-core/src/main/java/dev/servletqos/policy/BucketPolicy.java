@@ -15,8 +15,11 @@ import java.util.regex.Pattern;
  * @param rate    the starting rate, requests per second; more than 0
  * @param minRate the lowest rate the bucket law sets, at most {@code rate}
  * @param depth   the bucket's depth (burst), fixed
+ * @param clusterRate {@code bucket.<name>.cluster-rate}: the bucket's rate over every node of a cluster
+ *                (docs/cluster.md), requests per second; 0 (the default): no cluster cap; 0..1e9
  */
-public record BucketPolicy(String name, List<String> paths, String cookie, double rate, double minRate, int depth) {
+public record BucketPolicy(String name, List<String> paths, String cookie, double rate, double minRate, int depth,
+                           double clusterRate) {
 
     /** Paper 002's depth for HTTP header-based control. */
     public static final int DEFAULT_DEPTH = 5;
@@ -32,7 +35,7 @@ public record BucketPolicy(String name, List<String> paths, String cookie, doubl
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("a bucket name is 1 to 64 letters, digits, '-' or '_', was " + name);
         }
-        return new BucketPolicy(name, List.of(), null, 0, 0, DEFAULT_DEPTH);
+        return new BucketPolicy(name, List.of(), null, 0, 0, DEFAULT_DEPTH, 0);
     }
 
     /** A bucket on paths. */
@@ -46,23 +49,28 @@ public record BucketPolicy(String name, List<String> paths, String cookie, doubl
     }
 
     public BucketPolicy withPaths(List<String> p) {
-        return new BucketPolicy(name, p, cookie, rate, minRate, depth);
+        return new BucketPolicy(name, p, cookie, rate, minRate, depth, clusterRate);
     }
 
     public BucketPolicy withCookie(String c) {
-        return new BucketPolicy(name, paths, c, rate, minRate, depth);
+        return new BucketPolicy(name, paths, c, rate, minRate, depth, clusterRate);
     }
 
     public BucketPolicy withRate(double r) {
-        return new BucketPolicy(name, paths, cookie, r, minRate, depth);
+        return new BucketPolicy(name, paths, cookie, r, minRate, depth, clusterRate);
     }
 
     public BucketPolicy withMinRate(double r) {
-        return new BucketPolicy(name, paths, cookie, rate, r, depth);
+        return new BucketPolicy(name, paths, cookie, rate, r, depth, clusterRate);
     }
 
     public BucketPolicy withDepth(int d) {
-        return new BucketPolicy(name, paths, cookie, rate, minRate, d);
+        return new BucketPolicy(name, paths, cookie, rate, minRate, d, clusterRate);
+    }
+
+    /** {@code cluster-rate}: see {@link #clusterRate()}. */
+    public BucketPolicy withClusterRate(double r) {
+        return new BucketPolicy(name, paths, cookie, rate, minRate, depth, r);
     }
 
     /** The cookie's name (before {@code =}), or null. */
@@ -108,5 +116,7 @@ public record BucketPolicy(String name, List<String> paths, String cookie, doubl
         ClassPolicy.check(minRate >= 0 && minRate <= rate, k + "min-rate", minRate,
                 "must be 0.." + rate + " (the rate)");
         ClassPolicy.check(depth >= 1 && depth <= 1_000_000, k + "depth", depth, "must be 1..1000000");
+        ClassPolicy.check(clusterRate >= 0 && clusterRate <= 1e9, k + "cluster-rate", clusterRate,
+                "must be 0 (no cluster cap) or requests per second over the cluster, at most 1e9");
     }
 }

@@ -123,11 +123,14 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
      * @param higherQueuedTrigger WebQoS trigger k ({@code admission.higher-queued}): refuse new sessions of this
      *                            class while at least this many requests of higher classes are queued; 0 = off.
      *                            Default: the policy-wide value (never applies to the highest class)
+     * @param clusterSessionRate  new sessions of the class admitted per second over every node of a cluster
+     *                            ({@code cluster-session-rate}, docs/cluster.md); default 0: no cluster cap; 0..1e9
      */
-    public record Admission(double sessionRate, int sessionBurst, int totalQueuedTrigger, int higherQueuedTrigger) {
+    public record Admission(double sessionRate, int sessionBurst, int totalQueuedTrigger, int higherQueuedTrigger,
+                            double clusterSessionRate) {
 
         static final Admission UNSET = new Admission(Double.NaN, ClassPolicy.UNSET, ClassPolicy.UNSET,
-                ClassPolicy.UNSET);
+                ClassPolicy.UNSET, 0);
 
 
 
@@ -152,7 +155,10 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
             check(kk >= 0, k + "admission.higher-queued", kk, "must be 0 (off) or more");
             check(index > 0 || kk == 0, k + "admission.higher-queued", kk,
                     "the highest class has no higher class; leave it unset or 0");
-            return new Admission(rate, burst, j, kk);
+            check(clusterSessionRate >= 0 && clusterSessionRate <= 1e9, k + "cluster-session-rate",
+                    clusterSessionRate, "must be 0 (no cluster cap) or new sessions per second over the cluster, "
+                    + "at most 1e9");
+            return new Admission(rate, burst, j, kk, clusterSessionRate);
         }
     }
 
@@ -265,25 +271,31 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
     /** {@code session-rate}: see {@link Admission#sessionRate()}. */
     public ClassPolicy withSessionRate(double perSecond) {
         return withAdmission(new Admission(perSecond, admission.sessionBurst(), admission.totalQueuedTrigger(),
-                admission.higherQueuedTrigger()));
+                admission.higherQueuedTrigger(), admission.clusterSessionRate()));
     }
 
     /** {@code session-burst}: see {@link Admission#sessionBurst()}. */
     public ClassPolicy withSessionBurst(int v) {
         return withAdmission(new Admission(admission.sessionRate(), v, admission.totalQueuedTrigger(),
-                admission.higherQueuedTrigger()));
+                admission.higherQueuedTrigger(), admission.clusterSessionRate()));
     }
 
     /** {@code admission.total-queued}: see {@link Admission#totalQueuedTrigger()}. */
     public ClassPolicy withTotalQueuedTrigger(int v) {
         return withAdmission(new Admission(admission.sessionRate(), admission.sessionBurst(), v,
-                admission.higherQueuedTrigger()));
+                admission.higherQueuedTrigger(), admission.clusterSessionRate()));
     }
 
     /** {@code admission.higher-queued}: see {@link Admission#higherQueuedTrigger()}. */
     public ClassPolicy withHigherQueuedTrigger(int v) {
         return withAdmission(new Admission(admission.sessionRate(), admission.sessionBurst(),
-                admission.totalQueuedTrigger(), v));
+                admission.totalQueuedTrigger(), v, admission.clusterSessionRate()));
+    }
+
+    /** {@code cluster-session-rate}: see {@link Admission#clusterSessionRate()}. */
+    public ClassPolicy withClusterSessionRate(double perSecond) {
+        return withAdmission(new Admission(admission.sessionRate(), admission.sessionBurst(),
+                admission.totalQueuedTrigger(), admission.higherQueuedTrigger(), perSecond));
     }
 
     /** {@code levels}: see {@link Content#levels()}. */
@@ -302,7 +314,7 @@ public record ClassPolicy(String name, Capacity capacity, Queue queue, Delay del
     ClassPolicy withDefaultSessionRate(double perSecond, int givenBurst) {
         int burst = Admission.burstFor(perSecond, givenBurst);
         return withAdmission(new Admission(perSecond, burst, admission.totalQueuedTrigger(),
-                admission.higherQueuedTrigger()));
+                admission.higherQueuedTrigger(), admission.clusterSessionRate()));
     }
 
     private ClassPolicy withAdmission(Admission a) {

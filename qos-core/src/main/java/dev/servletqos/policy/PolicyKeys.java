@@ -198,12 +198,27 @@ final class PolicyKeys {
                     "Streams open at once; beyond it a stream is refused with 503 (reason streams-full).",
                     StreamsPolicy::withMaxOpen)));
 
+    /** Keys {@code cluster.*}, applied to the {@link ClusterPolicy}. */
+    static final Section<ClusterPolicy> CLUSTER = new Section<>("cluster.", List.of(
+            new Key<>("redis", STRING, NONE, "redis://host:port (rediss:// for TLS; user:password@ and /db allowed)",
+                    "", "The Redis server the nodes of a cluster share their limits, settings and status through; "
+                    + "none: this node alone (docs/cluster.md).", ClusterPolicy::withRedis),
+            new Key<>("node-id", STRING, computed("the host name and the process id"),
+                    "1..128 letters, digits, _ . : @ / -", "",
+                    "This node's name in the cluster, unique among its nodes.", ClusterPolicy::withNodeId),
+            new Key<>("period", DURATION, computed("control.period"), "100ms..1m", "",
+                    "How often the node exchanges its demand and status with the cluster; the bound of "
+                    + "over-admission is one period's lease per node.", ClusterPolicy::withPeriod),
+            new Key<>("key-prefix", STRING, of(ClusterPolicy.DEFAULT_PREFIX), "1..64 letters, digits, _ . : / { } -",
+                    "", "The prefix of every Redis key of the cluster, so that clusters can share one server.",
+                    ClusterPolicy::withKeyPrefix)));
+
     /**
      * The sections of keys without an id, applied to the builder and to one record each: what the parser tries a
      * key against first, and the keys it suggests from.
      */
     static final List<Section<?>> PLAIN = List.of(GLOBAL, TIER_COOKIE, SESSION_COOKIE, SESSION_TABLE, ADMISSION,
-            CONTENT_PATHS, STREAMS);
+            CONTENT_PATHS, STREAMS, CLUSTER);
 
     /** Keys {@code class.<name>.*}, applied to each {@link ClassPolicy}. */
     static final Section<ClassPolicy> CLASS = new Section<>("class.<name>.", List.of(
@@ -232,6 +247,9 @@ final class PolicyKeys {
                     + "(that law refuses every class's new sessions once no lighter content is left); else 0 (no limit)"),
                     "0..1e9", "new sessions per second",
                     "Token bucket rate for admitting new sessions of the class.", ClassPolicy::withSessionRate),
+            perClass("cluster-session-rate", DECIMAL, of("0", "no cluster cap"), "0..1e9", "new sessions per second",
+                    "With cluster.redis: the class's new sessions admitted per second over all nodes, each node's "
+                    + "share following its demand.", ClassPolicy::withClusterSessionRate),
             perClass("session-burst", INTEGER, computed("max(1, ⌈rate⌉)"), "1..1000000", "sessions",
                     "Depth of the new-session token bucket.", ClassPolicy::withSessionBurst),
             perClass("admission.total-queued", INTEGER,
@@ -398,7 +416,10 @@ final class PolicyKeys {
             bucket("min-rate", DECIMAL, computed("0: no minimum"), "0..the rate", "requests per second",
                     "The lowest rate the bucket law sets.", BucketPolicy::withMinRate),
             bucket("depth", INTEGER, computed("5 (paper 002's)"), "1..1000000", "requests",
-                    "The bucket's depth (burst), fixed.", BucketPolicy::withDepth)));
+                    "The bucket's depth (burst), fixed.", BucketPolicy::withDepth),
+            bucket("cluster-rate", DECIMAL, computed("0: no cluster cap"), "0..1e9", "requests per second",
+                    "With cluster.redis: the bucket's rate over all nodes, each node's share following its demand.",
+                    BucketPolicy::withClusterRate)));
 
     /** Keys {@code vhosts.*}: the virtual servers' capacity plan. */
     static final Section<VirtualServerPlan> VHOSTS = new Section<>("vhosts.", List.of(
@@ -431,7 +452,7 @@ final class PolicyKeys {
 
     /** Every section, in the order the parser applies them. */
     static final List<Section<?>> SECTIONS = List.of(GLOBAL, TIER_COOKIE, SESSION_COOKIE, SESSION_TABLE, ADMISSION,
-            CONTENT_PATHS, STREAMS, CONTROL, CLASS, RULE, CONTENT, BUCKETS, BUCKET, VHOSTS, VHOST, EXEMPT);
+            CONTENT_PATHS, STREAMS, CLUSTER, CONTROL, CLASS, RULE, CONTENT, BUCKETS, BUCKET, VHOSTS, VHOST, EXEMPT);
 
     private PolicyKeys() {
     }

@@ -208,6 +208,7 @@ public final class PolicyParser {
         b.admission(applyAll(PolicyKeys.ADMISSION, null, AdmissionLimits.DEFAULTS));
         ContentPolicy content = applyAll(PolicyKeys.CONTENT_PATHS, null, ContentPolicy.NONE);
         b.streams(applyAll(PolicyKeys.STREAMS, null, StreamsPolicy.DEFAULTS));
+        b.cluster(applyAll(PolicyKeys.CLUSTER, null, ClusterPolicy.DEFAULTS));
         b.control(applyAll(PolicyKeys.CONTROL, null, ControlPolicy.DEFAULTS));
         for (String name : classNames) {
             b.replaceClass(applyAll(PolicyKeys.CLASS, name, ClassPolicy.named(name)));

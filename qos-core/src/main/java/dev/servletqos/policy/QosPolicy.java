@@ -82,6 +82,7 @@ public final class QosPolicy {
     private final ContentTrees contentTrees;
     private final List<ExemptRule> exempt;
     private final StreamsPolicy streams;
+    private final ClusterPolicy cluster;
 
     private QosPolicy(Builder b, List<ClassPolicy> resolved, int start, int ceiling, ControlPolicy control,
                       ContentTrees contentTrees) {
@@ -110,6 +111,7 @@ public final class QosPolicy {
         this.contentTrees = contentTrees;
         this.exempt = List.copyOf(b.exempt);
         this.streams = b.streams;
+        this.cluster = b.cluster;
     }
 
     /**
@@ -165,6 +167,7 @@ public final class QosPolicy {
         b.content = content;
         b.exempt.addAll(exempt);
         b.streams = streams;
+        b.cluster = cluster;
         return b;
     }
 
@@ -249,10 +252,7 @@ public final class QosPolicy {
         return admission;
     }
 
-    /**
-     * How often a running engine checks its policy file for a change and reloads it ({@code policy.watch}); zero,
-     * the default, for never.
-     */
+    /** How often a running engine checks its policy file and reloads it if changed ({@code policy.watch}); 0: never. */
     public Duration watch() {
         return watch;
     }
@@ -292,6 +292,11 @@ public final class QosPolicy {
         return exempt;
     }
 
+    /** Whether and how limits, settings and status are shared with a cluster ({@code cluster.*}); default off. */
+    public ClusterPolicy cluster() {
+        return cluster;
+    }
+
     /** Which requests are streams and how many may be open at once ({@code streams.*}). */
     public StreamsPolicy streams() {
         return streams;
@@ -312,7 +317,7 @@ public final class QosPolicy {
     private List<Object> settings() {
         return Arrays.asList(classes, defaultTopReserve, defaultClass, scheduling, maxExecuting, maxExecutingCeiling,
                 borrowing, rules, sessionTable, admission, watch, control, buckets, bucketControl, virtualServers,
-                virtualServerPlan, contentTrees, exempt, streams);
+                virtualServerPlan, contentTrees, exempt, streams, cluster);
     }
 
     @Override
@@ -347,6 +352,7 @@ public final class QosPolicy {
         private ContentPolicy content = ContentPolicy.NONE;
         private final List<ExemptRule> exempt = new ArrayList<>();
         private StreamsPolicy streams = StreamsPolicy.DEFAULTS;
+        private ClusterPolicy cluster = ClusterPolicy.DEFAULTS;
 
         private Builder() {
         }
@@ -463,6 +469,11 @@ public final class QosPolicy {
         /** Changes the streams' settings: {@code streams(s -> s.withMaxOpen(100))}. */
         public Builder streams(UnaryOperator<StreamsPolicy> change) {
             return streams(change.apply(streams));
+        }
+
+        public Builder cluster(ClusterPolicy c) {
+            this.cluster = Objects.requireNonNull(c, "cluster");
+            return this;
         }
 
         // Shorthands kept because many tests and embedders call them; each changes one record.

@@ -95,6 +95,10 @@ public final class QosRuntime {
     private volatile QosMBeans beans;
     private final List<AutoCloseable> attached = new ArrayList<>();
     private volatile Waiting waiting = closedWaiting();
+    /** Opens the cluster's store when {@code cluster.redis} is set (found at build), else null. */
+    private final dev.servletqos.cluster.ClusterStateProvider clusterProvider;
+    /** Guarded by this: the cluster's store of the current start, or null. */
+    private dev.servletqos.cluster.ClusterState clusterState;
 
     private QosRuntime(Builder b) {
         this.maxExecuting = b.maxExecuting;
@@ -112,6 +116,7 @@ public final class QosRuntime {
         Consumer<QosPolicy> validate = b.validate;
         QosPolicy first = read(source, validate);
         this.origin = source.origin;
+        this.clusterProvider = first.cluster().enabled() ? clusterProvider(first.cluster().redis()) : null;
         this.engine = QosEngine.create(first, b.clock);
         if (source.reloadable) {
             // JMX reloadPolicy (and policy.watch) read it again, with the overrides in force then and the same checks
@@ -125,6 +130,44 @@ public final class QosRuntime {
             validate.accept(p);
         }
         return p;
+    }
+
+    /**
+     * The provider of the cluster's store, found with {@link java.util.ServiceLoader}: qos-cluster-redis.
+     *
+     * @throws PolicyException naming {@code cluster.redis} when no module on the class path provides one
+     */
+    private static dev.servletqos.cluster.ClusterStateProvider clusterProvider(String redis) {
+        return java.util.ServiceLoader.load(dev.servletqos.cluster.ClusterStateProvider.class,
+                        QosRuntime.class.getClassLoader()).findFirst()
+                .orElseThrow(() -> new PolicyException("cluster.redis", redis, "needs the module "
+                        + "dev.servletqos:qos-cluster-redis on the class path (beside qos-core), which shares the "
+                        + "limits through Redis; none was found"));
+    }
+
+    /** Opens the cluster's store (without waiting for it) and joins the engine to it; under this. */
+    private void joinClusterLocked() {
+        dev.servletqos.policy.ClusterPolicy c = engine.policy().cluster();
+        java.time.Duration period = c.periodOr(engine.policy().control().period());
+        String id = c.nodeId() != null ? c.nodeId() : defaultNodeId();
+        clusterState = clusterProvider.open(c, period);
+        dev.servletqos.ClusterLink.join(engine, clusterState, id, period);
+        log.info("servlet-qos: node " + id + " shares its limits through " + clusterState.describe() + " every "
+                + period.toMillis() + " ms (docs/cluster.md)");
+    }
+
+    /** The default {@code cluster.node-id}: the host name and the process id. */
+    private static String defaultNodeId() {
+        // the environment's name first: a lookup of the local host may wait for DNS, and startup waits for nothing
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException | SecurityException e) {
+                host = "localhost";
+            }
+        }
+        return host.replaceAll("[^A-Za-z0-9_.:@/-]", "_") + ":" + ProcessHandle.current().pid();
     }
 
     private static Waiting closedWaiting() {
@@ -187,6 +230,9 @@ public final class QosRuntime {
             p = Periodic.on(ownExecutor);
         }
         try {
+            if (clusterProvider != null) {
+                joinClusterLocked();
+            }
             engine.start(p);
             if (mbeanServer != null) {
                 beans = QosMBeans.registerOrWarn(engine, mbeanServer, domain, engineId, m -> log.warn("servlet-qos: "
@@ -232,6 +278,10 @@ public final class QosRuntime {
             QosMBeans.close(beans);
             beans = null;
             engine.stop();
+            if (clusterState != null) {
+                clusterState.close();
+                clusterState = null;
+            }
             stopOwnThread();
         }
     }

@@ -282,6 +282,7 @@ public final class StatusPage {
         j.endArray();
         buckets(j, s, settings, engine.policy());
         hosts(j, s, engine.policy());
+        cluster(j, engine.cluster());
         j.name("history").beginObject()
                 .field("stepMillis", history.stepMillis())
                 .field("capacity", history.capacity());
@@ -395,6 +396,38 @@ public final class StatusPage {
     }
 
     /** The virtual servers: their guarantee (the policy's) and requests within and beyond it. */
+    /** The cluster this node knows (docs/cluster.md): null when it is alone. */
+    private static void cluster(JsonOut j, dev.servletqos.ClusterLink link) {
+        if (link == null) {
+            j.nullValue("cluster");
+            return;
+        }
+        dev.servletqos.cluster.ClusterStatus c = link.status();
+        j.name("cluster").beginObject()
+                .field("store", c.store())
+                .field("node", c.nodeId())
+                .field("state", c.state())
+                .field("nodes", c.nodes())
+                .field("exchanges", c.exchanges())
+                .field("failures", c.failures())
+                .field("settingsVersion", c.settingsVersion())
+                .field("revoked", c.revoked());
+        j.name("members").beginArray();
+        for (dev.servletqos.cluster.NodeReport m : c.members()) {
+            j.beginObject().field("node", m.nodeId());
+            // the numbers a node reports are numbers here too; its state is a word
+            m.status().forEach((k, v) -> {
+                try {
+                    j.field(k, Long.parseLong(v));
+                } catch (NumberFormatException e) {
+                    j.field(k, v);
+                }
+            });
+            j.endObject();
+        }
+        j.endArray().endObject();
+    }
+
     private static void hosts(JsonOut j, EngineSnapshot s, QosPolicy policy) {
         j.name("hosts").beginArray();
         for (EngineSnapshot.HostStats h : s.hosts()) {

@@ -74,14 +74,17 @@ class MetricsDocTest {
         Map<String, Row> doc = rows(Files.readString(DOC, StandardCharsets.UTF_8));
         assertTrue(doc.size() > 10, "the tables were found: " + doc.keySet());
 
-        // every kind of meter: per class (one with content levels), per bucket, per virtual server
+        // every kind of meter: per class (one with content levels), per bucket, per virtual server, of a cluster
         QosPolicy policy = QosPolicy.builder().addClass(ClassPolicy.named("premium"))
                 .addClass(ClassPolicy.named("basic").withLevels(2))
                 .addBucket(BucketPolicy.onPaths("search", 2, 1, 1, "/search/*"))
                 .addVirtualServer(VirtualServerPolicy.of("shop", 1, 1000, "shop.example"))
                 .virtualServerPlan(new VirtualServerPlan(0.1, 0, 0.58)).build();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (QosMetrics metrics = new QosMetrics(QosEngine.create(policy))) {
+        QosEngine engine = QosEngine.create(policy);
+        dev.servletqos.ClusterLink.join(engine, new dev.servletqos.cluster.InMemoryClusterState(), "node-1",
+                java.time.Duration.ofSeconds(1));
+        try (QosMetrics metrics = new QosMetrics(engine)) {
             metrics.bindTo(registry);
             List<String> problems = new ArrayList<>();
             Set<String> registered = new TreeSet<>();
