@@ -17,7 +17,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.ResourceLoader;
 
@@ -50,6 +53,9 @@ final class PolicySource {
 
     /** A list element as YAML lists bind: {@code classes[0]}. */
     private static final Pattern INDEXED = Pattern.compile("(.+)\\[(\\d+)]");
+
+    /** The policy file's references to the environment and system properties, which Spring would resolve first. */
+    private static final Pattern PARSER_REFERENCE = Pattern.compile("\\$\\{(env|sys):([^}]*)}");
 
     private final Map<String, String> keys;
     private final Resource file;
@@ -87,6 +93,7 @@ final class PolicySource {
 
     /** The {@code servlet-qos.*} properties that are policy keys, without the prefix, lists joined by commas. */
     static Map<String, String> policyKeys(Environment environment) {
+        refuseParserReferences(environment);
         Map<String, String> bound = Binder.get(environment)
                 .bind(PREFIX, Bindable.mapOf(String.class, String.class)).orElse(Map.of());
         Map<String, String> keys = new TreeMap<>();
@@ -106,6 +113,37 @@ final class PolicySource {
         }
         lists.forEach((k, v) -> keys.put(k, String.join(", ", v.values())));
         return keys;
+    }
+
+    /**
+     * Fails on a value written {@code ${env:NAME}} (the policy file's syntax for secrets): Spring resolves it first,
+     * as the property {@code env} with the default {@code NAME}, so the parser would get the text {@code NAME} as
+     * the value, a secret everyone knows.
+     *
+     * @throws PolicyException naming the key and the Spring form to write instead
+     */
+    private static void refuseParserReferences(Environment environment) {
+        if (!(environment instanceof ConfigurableEnvironment env)) {
+            return;
+        }
+        for (PropertySource<?> source : env.getPropertySources()) {
+            if (!(source instanceof EnumerablePropertySource<?> names)) {
+                continue;
+            }
+            for (String name : names.getPropertyNames()) {
+                if (!name.startsWith(PREFIX + ".")) {
+                    continue;
+                }
+                Object raw = names.getProperty(name);
+                Matcher m = raw == null ? null : PARSER_REFERENCE.matcher(raw.toString());
+                if (m != null && m.find()) {
+                    throw new PolicyException(name.substring(PREFIX.length() + 1), raw.toString(), "Spring reads "
+                            + "${" + m.group(1) + ":" + m.group(2) + "} as the property '" + m.group(1)
+                            + "' with the default '" + m.group(2) + "': write ${" + m.group(2) + "} (an environment "
+                            + "variable or any Spring property) instead");
+                }
+            }
+        }
     }
 
     /** Gives {@code builder} this policy: re-read (the file) at each reload, with the runtime's overrides. */
