@@ -28,8 +28,12 @@ final class ActuatorPaths {
         if (!ClassUtils.isPresent(ENDPOINT, ActuatorPaths.class.getClassLoader())) {
             return List.of();
         }
-        String managementPort = env.getProperty("management.server.port");
-        if (managementPort != null && !managementPort.equals(env.getProperty("server.port", "8080"))) {
+        // Boot's rule (ManagementPortType): a port of its own unless unset or equal to a non-zero server port
+        Integer management = env.getProperty("management.server.port", Integer.class);
+        Integer server = env.getProperty("server.port", Integer.class);
+        boolean samePort = management == null || (server == null && management == 8080)
+                || (management != 0 && management.equals(server));
+        if (!samePort) {
             return List.of();
         }
         String base = trimmed(env.getProperty("management.endpoints.web.base-path", "/actuator"));

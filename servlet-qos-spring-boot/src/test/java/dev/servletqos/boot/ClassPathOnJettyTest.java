@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.servletqos.runtime.QosRuntime;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jetty.JettyServerCustomizer;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -12,6 +13,7 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
  * The beans on a class path with Jetty and without Tomcat, as spring-boot-starter-jetty users have it (the module's
  * {@code jetty} Surefire execution).
  */
+@EnabledIf("dev.servletqos.boot.ClassPaths#jettyOnly")
 class ClassPathOnJettyTest {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()

@@ -11,6 +11,7 @@ import dev.servletqos.runtime.QosRuntime;
 import dev.servletqos.servlet.QosFilter;
 import org.apache.catalina.startup.Tomcat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -27,6 +28,7 @@ import org.springframework.context.annotation.Configuration;
  * support is not on this execution's class path: see {@code ClassPathOnJettyTest}); a bad property fails startup
  * with the analyzer's text.
  */
+@EnabledIf("dev.servletqos.boot.ClassPaths#tomcat")
 class QosAutoConfigurationTest {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.jetty.JettyWebServer;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -12,6 +13,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
  * The real-HTTP suite on Boot's embedded Jetty, with the handler in front of the web application. Run by the
  * module's {@code jetty} Surefire execution, whose class path has no Tomcat.
  */
+@EnabledIf("dev.servletqos.boot.ClassPaths#jettyOnly")
 class OnJettyTest extends OverHttpSuite {
 
     @Autowired

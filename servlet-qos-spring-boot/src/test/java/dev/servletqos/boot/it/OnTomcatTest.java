@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.apache.tomcat.util.threads.ThreadPoolExecutor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -13,6 +14,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 
 /** The real-HTTP suite on Boot's embedded Tomcat, with the valve; and Tomcat's traps. */
 @ExtendWith(OutputCaptureExtension.class)
+@EnabledIf("dev.servletqos.boot.ClassPaths#tomcat")
 class OnTomcatTest extends OverHttpSuite {
 
     @Autowired
@@ -23,6 +25,19 @@ class OnTomcatTest extends OverHttpSuite {
         TomcatWebServer server = (TomcatWebServer) context.getWebServer();
         return ((ThreadPoolExecutor) server.getTomcat().getConnector().getProtocolHandler().getExecutor())
                 .getActiveCount();
+    }
+
+    /**
+     * Under Boot, Tomcat's base (against which the valve resolves a relative policy file) is a temporary directory:
+     * the starter hands the valve no file, its policy comes from the properties.
+     */
+    @Test
+    void catalinaBaseIsATemporaryDirectoryAndThePolicyComesFromTheProperties() {
+        java.io.File base = ((TomcatWebServer) context.getWebServer()).getTomcat().getServer().getCatalinaBase();
+        assertThat(base.toPath().toAbsolutePath()).startsWith(
+                java.nio.file.Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath());
+        assertThat(runtime.origin()).isEqualTo("policy from servlet-qos.* properties");
+        assertThat(engine.policy().maxExecuting()).isEqualTo(2);
     }
 
     /** Boot maps a plain Filter bean for REQUEST only: the starter names it and the fix at startup. */

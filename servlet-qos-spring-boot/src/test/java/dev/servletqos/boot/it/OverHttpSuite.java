@@ -96,7 +96,7 @@ abstract class OverHttpSuite {
         startedOrder.clear();
         List<CompletableFuture<HttpResponse<String>>> basic = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            basic.add(send(request("/work?ms=150").build()));
+            basic.add(send(request("/work?ms=100").build()));
         }
         awaitState("40 basic requests entered, 30 waiting", Duration.ofSeconds(20),
                 () -> engine.snapshot().get("basic").entered() - basicBefore == 40
@@ -108,7 +108,7 @@ abstract class OverHttpSuite {
         }
         List<CompletableFuture<HttpResponse<String>>> premium = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            premium.add(send(request("/work?ms=150").header("Cookie", tier).build()));
+            premium.add(send(request("/work?ms=100").header("Cookie", tier).build()));
         }
         long basicStartedBefore = startedOrder.stream().filter("basic"::equals).count();
         for (CompletableFuture<HttpResponse<String>> f : premium) {
