@@ -180,9 +180,4 @@ final class PolicySource {
             return null;
         }
     }
-
-    /** The policy keys given as properties (not the file's), for tests and the endpoint. */
-    Map<String, String> keys() {
-        return Map.copyOf(keys);
-    }
 }

@@ -6,7 +6,9 @@ import dev.servletqos.runtime.QosRuntime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.eclipse.jetty.server.Server;
 import org.springframework.boot.jetty.JettyServerCustomizer;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
 /**
@@ -28,6 +30,13 @@ class ClassPathOnJettyTest {
                     .doesNotHaveBean("qosResumedRequestFilter");
             assertThat(context.getBean(JettyServerCustomizer.class)).isInstanceOf(HandlerCustomizer.class);
         });
+    }
+
+    @Test
+    void withoutJettyTheFilter() {
+        runner.withClassLoader(new FilteredClassLoader(Server.class)).run(context -> assertThat(context)
+                .hasNotFailed().hasBean("qosFilterRegistration").hasBean("qosResumedRequestFilter")
+                .doesNotHaveBean("qosJettyServerCustomizer"));
     }
 
     @Test
