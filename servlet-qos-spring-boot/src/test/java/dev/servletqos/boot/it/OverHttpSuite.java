@@ -95,20 +95,20 @@ abstract class OverHttpSuite {
         long basicBefore = engine.snapshot().get("basic").entered();
         startedOrder.clear();
         List<CompletableFuture<HttpResponse<String>>> basic = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
-            basic.add(send(request("/work?ms=100").build()));
+        for (int i = 0; i < 30; i++) {
+            basic.add(send(request("/work?ms=80").build()));
         }
-        awaitState("40 basic requests entered, 30 waiting", Duration.ofSeconds(20),
-                () -> engine.snapshot().get("basic").entered() - basicBefore == 40
-                        && engine.snapshot().get("basic").queued() >= 30);
+        awaitState("30 basic requests entered, 25 waiting", Duration.ofSeconds(20),
+                () -> engine.snapshot().get("basic").entered() - basicBefore == 30
+                        && engine.snapshot().get("basic").queued() >= 25);
         List<Integer> busy = new ArrayList<>();
-        for (int i = 0; i < 20 && engine.snapshot().get("basic").queued() >= 25; i++) {
+        for (int i = 0; i < 20 && engine.snapshot().get("basic").queued() >= 20; i++) {
             busy.add(busyWorkerThreads());
             Thread.sleep(10);
         }
         List<CompletableFuture<HttpResponse<String>>> premium = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            premium.add(send(request("/work?ms=100").header("Cookie", tier).build()));
+            premium.add(send(request("/work?ms=80").header("Cookie", tier).build()));
         }
         long basicStartedBefore = startedOrder.stream().filter("basic"::equals).count();
         for (CompletableFuture<HttpResponse<String>> f : premium) {
@@ -124,11 +124,11 @@ abstract class OverHttpSuite {
                 .filter("basic"::equals).count();
         // the permits basic held when premium arrived may finish and be granted once more each, at most
         assertThat(basicBeforeLastPremium).as("basic served before the last premium; order %s", order)
-                .isLessThanOrEqualTo(basicStartedBefore + 2).isLessThan(30);
-        assertThat(busy).as("samples taken while 25+ requests waited").isNotEmpty();
+                .isLessThanOrEqualTo(basicStartedBefore + 2).isLessThan(20);
+        assertThat(busy).as("samples taken while 20+ requests waited").isNotEmpty();
         int most = busy.stream().mapToInt(Integer::intValue).max().orElseThrow();
         // 2 permits, and a completing request and the resume it triggers for a moment each
-        assertThat(most).as("busy worker threads while 25+ requests waited (idle: %s); samples %s", idleBusy, busy)
+        assertThat(most).as("busy worker threads while 20+ requests waited (idle: %s); samples %s", idleBusy, busy)
                 .isLessThanOrEqualTo(idleBusy + 2 + 2);
     }
 
@@ -162,27 +162,27 @@ abstract class OverHttpSuite {
                 .statusCode()).isEqualTo(200);
         // basic may take one of the 2 permits: premium keeps its default reserve of 1
         List<CompletableFuture<HttpResponse<String>>> load = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            load.add(send(request("/work?ms=1200").build()));
+        for (int i = 0; i < 2; i++) {
+            load.add(send(request("/work?ms=1000").build()));
         }
-        awaitState("1 running, 2 waiting", Duration.ofSeconds(10),
-                () -> engine.snapshot().executing() == 1 && engine.snapshot().queued() == 2);
+        awaitState("1 running, 1 waiting", Duration.ofSeconds(10),
+                () -> engine.snapshot().executing() == 1 && engine.snapshot().queued() == 1);
         long exemptBefore = engine.snapshot().exempt();
         long enteredBefore = engine.snapshot().get("basic").entered() + engine.snapshot().get("premium").entered();
 
         HttpResponse<String> health = client.send(request("/actuator/health").build(),
                 HttpResponse.BodyHandlers.ofString());
         HttpResponse<String> qos = client.send(request("/actuator/qos").build(), HttpResponse.BodyHandlers.ofString());
-        // answered while basic's permit is still held by the first request and two wait
+        // answered while basic's permit is still held by the first request and the second waits
         assertThat(load.get(0).isDone()).as("the request holding basic's permit is still running").isFalse();
-        assertThat(engine.snapshot().queued()).as("still waiting when Actuator answered").isEqualTo(2);
+        assertThat(engine.snapshot().queued()).as("still waiting when Actuator answered").isEqualTo(1);
         assertThat(health.statusCode()).isEqualTo(200);
         assertThat(health.body()).contains("\"status\":\"UP\"").contains("\"qos\":{")
                 .contains("\"regime\":\"queueing\"").contains("\"delayTargetMillis\"").contains("\"contentLevel\"");
         assertThat(qos.statusCode()).isEqualTo(200);
         assertThat(qos.headers().firstValue("Content-Type").orElse("")).startsWith("application/");
         assertThat(qos.body()).startsWith("{\"schema\":\"servlet-qos-status/1\"").contains("\"name\":\"premium\"")
-                .contains("\"name\":\"basic\"").contains("\"queued\":2");
+                .contains("\"name\":\"basic\"").contains("\"queued\":1");
         assertThat(engine.snapshot().exempt() - exemptBefore).as("Actuator's requests were exempt").isEqualTo(2);
         assertThat(engine.snapshot().get("basic").entered() + engine.snapshot().get("premium").entered())
                 .as("Actuator's requests entered no class").isEqualTo(enteredBefore);
@@ -196,7 +196,9 @@ abstract class OverHttpSuite {
         double before = arrivals("basic");
         assertThat(client.send(request("/work").build(), HttpResponse.BodyHandlers.ofString()).statusCode())
                 .isEqualTo(200);
-        assertThat(arrivals("basic") - before).isEqualTo(1.0);
+        // the meters read the engine's snapshot at most once per QosMetrics.CACHE_MILLIS
+        awaitState("qos.arrivals{qos.class=basic} counts the request", Duration.ofSeconds(5),
+                () -> arrivals("basic") - before == 1.0);
         assertThat(registry.find("qos.budget").tag("qos.class", "premium").gauge()).isNotNull();
     }
 
