@@ -262,6 +262,22 @@ abstract class OverHttpSuite {
         }
     }
 
+    /** A request that waited, then went asynchronous in Spring MVC (a Callable), signed in: answered once, 200. */
+    @Test
+    void aRequestThatWaitedCanGoAsynchronousInSpringMvc() throws Exception {
+        String ann = "Basic " + Base64.getEncoder().encodeToString("ann:secret".getBytes(StandardCharsets.UTF_8));
+        List<CompletableFuture<HttpResponse<String>>> load = List.of(send(request("/work?ms=800").build()));
+        awaitState("basic's permit held", Duration.ofSeconds(10), () -> engine.snapshot().executing() == 1);
+        CompletableFuture<HttpResponse<String>> async = send(request("/async-work").header("Authorization", ann)
+                .build());
+        awaitState("it waits", Duration.ofSeconds(10), () -> engine.snapshot().queued() == 1);
+        assertThat(async.get().statusCode()).as(async.get().body()).isEqualTo(200);
+        assertThat(async.get().body()).isEqualTo("async basic for ann");
+        for (CompletableFuture<HttpResponse<String>> f : load) {
+            assertThat(f.get().statusCode()).isEqualTo(200);
+        }
+    }
+
     /** Logs in through the application (a POST the engine sees as any request) and returns its tier cookie. */
     String login(String user) throws Exception {
         HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();

@@ -49,7 +49,8 @@ public class ShopApp {
 
     @Bean
     SecurityFilterChain security(HttpSecurity http) throws Exception {
-        http.authorizeHttpRequests(a -> a.requestMatchers("/account").authenticated().anyRequest().permitAll())
+        http.authorizeHttpRequests(a -> a.requestMatchers("/account", "/async-work").authenticated()
+                        .anyRequest().permitAll())
                 .httpBasic(Customizer.withDefaults())
                 .csrf(c -> c.disable());
         return http.build();
@@ -95,6 +96,13 @@ public class ShopApp {
                 Thread.sleep(ms);
             }
             return "ok " + c;
+        }
+
+        /** Spring MVC's own asynchronous processing: the answer comes from another thread. */
+        @GetMapping("/async-work")
+        java.util.concurrent.Callable<String> asyncWork(HttpServletRequest request) {
+            String c = String.valueOf(request.getAttribute(Attributes.CLASS));
+            return () -> "async " + c + " for " + request.getRemoteUser();
         }
 
         @PostMapping("/login")
