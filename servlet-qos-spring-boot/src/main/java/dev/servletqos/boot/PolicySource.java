@@ -50,9 +50,12 @@ final class PolicySource {
     private static final Set<String> OWN_KEYS = Set.of("enabled", "adapter", "policy", "exempt-actuator",
             "request-only-filters");
     private static final String OWN_PREFIX = "jmx.";
+    /** The starter's own keys as environment variables may set them. */
+    private static final Set<String> OWN_VARIABLES = Set.of("enabled", "adapter", "policy", "exempt-actuator",
+            "request-only-filters", "jmx.enabled", "jmx.domain");
 
-    /** A list element as YAML lists bind: {@code classes[0]}. */
-    private static final Pattern INDEXED = Pattern.compile("(.+)\\[(\\d+)]");
+    /** A list element as YAML and indexed properties bind into a map: {@code classes.0} (or {@code classes[0]}). */
+    private static final Pattern INDEXED = Pattern.compile("(.+?)(?:\\[(\\d+)]|\\.(\\d+))");
 
     /** The policy file's references to the environment and system properties, which Spring would resolve first. */
     private static final Pattern PARSER_REFERENCE = Pattern.compile("\\$\\{(env|sys):([^}]*)}");
@@ -105,13 +108,14 @@ final class PolicySource {
             }
             Matcher m = INDEXED.matcher(key);
             if (m.matches()) {
-                lists.computeIfAbsent(m.group(1), k -> new TreeMap<>()).put(Integer.valueOf(m.group(2)),
-                        e.getValue());
+                String index = m.group(2) != null ? m.group(2) : m.group(3);
+                lists.computeIfAbsent(m.group(1), k -> new TreeMap<>()).put(Integer.valueOf(index), e.getValue());
             } else {
                 keys.put(key, e.getValue() == null ? "" : e.getValue());
             }
         }
         lists.forEach((k, v) -> keys.put(k, String.join(", ", v.values())));
+        EnvironmentVariables.addTo(keys, environment, OWN_VARIABLES);
         return keys;
     }
 

@@ -177,6 +177,43 @@ class QosAutoConfigurationTest {
     }
 
     @Test
+    void yamlListsAndEnvironmentVariablesForFixedKeysAreBound() {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(QosAutoConfiguration.class))
+                .withPropertyValues("servlet-qos.classes[0] = gold", "servlet-qos.classes[1] = silver",
+                        "servlet-qos.jmx.enabled = false")
+                .withInitializer(c -> c.getEnvironment().getPropertySources().addFirst(
+                        new org.springframework.core.env.SystemEnvironmentPropertySource("systemEnvironment",
+                                java.util.Map.of("SERVLET_QOS_MAX_EXECUTING", "7",
+                                        "SERVLET_QOS_TIER_COOKIE_SECRET", "a secret of 24 bytes, env"))))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    QosPolicy p = context.getBean(QosEngine.class).policy();
+                    assertThat(p.classes()).extracting(ClassPolicy::name).containsExactly("gold", "silver");
+                    assertThat(p.maxExecuting()).isEqualTo(7);
+                });
+    }
+
+    @Test
+    void anEnvironmentVariableForAKeyWithANameInItFailsStartupInsteadOfBeingIgnored() {
+        runner.withInitializer(c -> c.getEnvironment().getPropertySources().addFirst(
+                        new org.springframework.core.env.SystemEnvironmentPropertySource("systemEnvironment",
+                                java.util.Map.of("SERVLET_QOS_CLASS_BASIC_BUDGET", "3"))))
+                .run(context -> {
+                    FailureAnalysis a = new PolicyFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(a.getDescription()).contains("SERVLET_QOS_CLASS_BASIC_BUDGET sets no servlet-qos key")
+                            .contains("servlet-qos.class.premium.budget = ${SERVLET_QOS_CLASS_BASIC_BUDGET}");
+                });
+        // named in the properties, the same variable is Spring's to bind, and is bound
+        runner.withPropertyValues("servlet-qos.class.basic.budget = 5")
+                .withInitializer(c -> c.getEnvironment().getPropertySources().addFirst(
+                        new org.springframework.core.env.SystemEnvironmentPropertySource("systemEnvironment",
+                                java.util.Map.of("SERVLET_QOS_CLASS_BASIC_BUDGET", "3"))))
+                .run(context -> assertThat(context.getBean(QosEngine.class).settings().get(1).budget())
+                        .isEqualTo(3));
+    }
+
+    @Test
     void actuatorsPathsAreExemptByDefaultAndNotWhenTurnedOff() {
         runner.run(context -> assertThat(context.getBean(QosEngine.class).policy().exempt())
                 .containsExactly(ExemptRule.onPaths("/actuator", "/actuator/**")));
