@@ -40,6 +40,22 @@ class OnTomcatTest extends OverHttpSuite {
         assertThat(engine.policy().maxExecuting()).isEqualTo(2);
     }
 
+    /**
+     * Boot turns Tomcat's MBean registry off: its MBean server is not the platform one and keeps nothing, so the
+     * valve's beans, registered there under server.xml, would be lost. The starter's are on the platform server.
+     */
+    @Test
+    void tomcatsMBeanRegistryIsOffAndTheEnginesBeansAreOnThePlatformServer() {
+        javax.management.MBeanServer tomcats = org.apache.tomcat.util.modeler.Registry.getRegistry(null)
+                .getMBeanServer();
+        javax.management.MBeanServer platform = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        assertThat(tomcats).isNotSameAs(platform);
+        // Boot's NoDescriptorRegistry answers with a server that registers nothing and counts nothing (null)
+        assertThat(tomcats.getMBeanCount()).as("Tomcat's registry keeps nothing").isIn(null, 0);
+        assertThat(platform.isRegistered(dev.servletqos.jmx.QosMBeans.engineName(dev.servletqos.jmx.QosMBeans.DOMAIN,
+                runtime.mbeans().engineId()))).isTrue();
+    }
+
     /** Boot maps a plain Filter bean for REQUEST only: the starter names it and the fix at startup. */
     @Test
     void aFilterMappedWithoutAsyncIsNamedAtStartupWithTheFix(CapturedOutput output) {
