@@ -93,6 +93,7 @@ public final class Demo {
     private final Settings settings;
     private final PrintStream log;
     private final double capacity;
+    private Starter starter;
 
     private Demo(Settings settings, PrintStream log) {
         this.settings = settings;
@@ -120,7 +121,21 @@ public final class Demo {
 
     /** Runs the demo, printing to {@code log}. */
     public static Result run(Settings settings, PrintStream log) throws IOException, InterruptedException {
-        return new Demo(settings, log).run();
+        return run(settings, log, Containers::start);
+    }
+
+    /** Starts the shop for one run: by default the embedded container's runner ({@link Containers#start}). */
+    @FunctionalInterface
+    public interface Starter {
+        ShopServer start(String container, ShopConfig config) throws IOException;
+    }
+
+    /** Runs the demo on shops {@code starter} starts (the Spring Boot sample's), printing to {@code log}. */
+    public static Result run(Settings settings, PrintStream log, Starter starter)
+            throws IOException, InterruptedException {
+        Demo demo = new Demo(settings, log);
+        demo.starter = starter;
+        return demo.run();
     }
 
     private Result run() throws IOException, InterruptedException {
@@ -265,7 +280,7 @@ public final class Demo {
 
     private RunResult runOnce(ShopConfig shop, boolean qos, String label) throws IOException, InterruptedException {
         ShopConfig config = shop.withQos(qos);
-        try (ShopServer server = Containers.start(settings.container(), config)) {
+        try (ShopServer server = starter.start(settings.container(), config)) {
             log.printf(Locale.ROOT, "%n=== QoS %s: %s, http://127.0.0.1:%d%n", label, server.describe(),
                     server.port());
             if (server.engine() != null) {
