@@ -119,9 +119,12 @@ final class AdmissionLaw implements ObservableLaw {
             if (c != null) {
                 if (c.sessions() > 0 || c.sessionsRefused() <= 0) {
                     // not while every new session is refused: the requests then are those of sessions admitted
-                    // before, and counted against no new session they raised R by a tenth in three periods
+                    // before, and counted against no new session they raised R by a tenth in three periods. The
+                    // first requests of the sessions held by their address's share are no session's requests
+                    // either: counted, a cookie-less flood held at its share raised R from 4 to 16 in ten
+                    // periods, and the rate fell below what the other addresses asked (realism suite, Tomcat)
                     requests[k] = requests[k] * (1 - FORGET)
-                            + Math.max(0, c.arrivals() - c.sessionsRefused()) * period;
+                            + Math.max(0, c.arrivals() - c.sessionsRefused() - c.sessionsHeld()) * period;
                     sessions[k] = sessions[k] * (1 - FORGET) + c.sessions() * period;
                 }
                 if (Double.isFinite(c.meanService()) && c.meanService() > 0) {

@@ -23,11 +23,23 @@ package dev.servletqos.control;
  * @param executing     requests holding a permit at the end of the period
  * @param sessions      new sessions admitted, per second
  * @param sessionsRefused new sessions refused by admission, per second
+ * @param sessionsHeld  new sessions refused by a limit other than the class's own admission (an address above its
+ *                      fair share, the content level), per second: not demand the class's rate left unmet, and not
+ *                      requests of admitted sessions either
  */
 public record ClassSample(String name, int budget, double arrivals, double grants, double completions,
                           double refusals, double meanWait, WaitHistogram waits, double meanService, double bytes,
                           double busy, double share, int queued, int executing, double sessions,
-                          double sessionsRefused) {
+                          double sessionsRefused, double sessionsHeld) {
+
+    /** A period in which no new session was held by a limit other than the class's own admission. */
+    public ClassSample(String name, int budget, double arrivals, double grants, double completions,
+                       double refusals, double meanWait, WaitHistogram waits, double meanService, double bytes,
+                       double busy, double share, int queued, int executing, double sessions,
+                       double sessionsRefused) {
+        this(name, budget, arrivals, grants, completions, refusals, meanWait, waits, meanService, bytes, busy, share,
+                queued, executing, sessions, sessionsRefused, 0);
+    }
 
     /**
      * The queue delay a law measures: the mean for {@code quantile = 0}, else that quantile (e.g. 0.95) of

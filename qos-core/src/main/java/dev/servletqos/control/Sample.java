@@ -135,7 +135,9 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
                     (b.bytes() - a.bytes()) / seconds, busy, busy / later.maxExecuting(), b.queued(),
                     b.executing(), (b.sessionsAdmitted() - a.sessionsAdmitted()) / seconds,
                     (b.sessionsRefusedQueued() + b.sessionsRefusedRate() - a.sessionsRefusedQueued()
-                            - a.sessionsRefusedRate()) / seconds));
+                            - a.sessionsRefusedRate()) / seconds,
+                    (b.sessionsRefused() - b.sessionsRefusedQueued() - b.sessionsRefusedRate()
+                            - a.sessionsRefused() + a.sessionsRefusedQueued() + a.sessionsRefusedRate()) / seconds));
         }
         List<RouteSample> routes = new ArrayList<>();
         EngineSnapshot.Routes a = earlier.routes();

@@ -94,6 +94,24 @@ class AdmissionLawTest {
         assertEquals(LIMIT / (SERVICE * REQUESTS), rate(0), 1e-9, "premium: no ceiling given, the whole server");
     }
 
+    /**
+     * A cookie-less flood of 500 new sessions a second from one address, held by its address's share: its first
+     * requests are no admitted session's requests. Basic's rate stays what the permits premium leaves serve, as
+     * before the flood; counted as requests of admitted sessions they cut basic's rate from 29 to 8.5 a second in
+     * ten periods, below what the other addresses asked.
+     */
+    @Test
+    void aFloodHeldByItsAddressShareDoesNotLowerTheRate() {
+        warmUp();
+        double before = rate(1);
+        for (int i = 0; i < 10; i++) {
+            ClassSample b = period("basic", 10, 0);
+            next(period("premium", 4, 0), new ClassSample("basic", 10, b.arrivals() + 500, b.grants(), b.completions(),
+                    500, LOW_DELAY, waits(LOW_DELAY), SERVICE, 0, b.busy(), b.share(), 0, 1, 10, 0, 500));
+        }
+        assertEquals(before, rate(1), 1e-9, "basic's rate under the flood");
+    }
+
     /** Ten periods of premium admitting 4 sessions a second and basic 10, neither refusing: R and s measured. */
     private void warmUp() {
         for (int i = 0; i < 10; i++) {
