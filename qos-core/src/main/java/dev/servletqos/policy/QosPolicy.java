@@ -587,11 +587,7 @@ public final class QosPolicy {
                     && watch.compareTo(Duration.ofHours(1)) <= 0), "policy.watch", watch, "must be 0s (never) or "
                     + "1s..1h");
             r.control().check(classes.size());
-            int maxLevels = 1;
-            for (ClassPolicy c : resolved) {
-                maxLevels = Math.max(maxLevels, c.content().levels());
-            }
-            ContentTrees trees = content.trees(maxLevels);
+            ContentTrees trees = content.trees(resolved.stream().mapToInt(c -> c.content().levels()).max().orElse(1));
             for (int i = 0; i < exempt.size(); i++) {
                 exempt.get(i).check("exempt." + (i + 1));
             }
