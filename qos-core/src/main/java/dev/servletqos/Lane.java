@@ -80,6 +80,18 @@ final class Lane {
     /** Until when the class counts as rationing: its admission refused a new session within a second of it. */
     long rationedUntil;
     boolean rationed;
+    /**
+     * The fast path's word ({@link FastPath}): whether the lane holds a lease, the permits of it still free, and the
+     * requests the fast path started, completed and started on a borrowed permit since the scheduler last counted
+     * them in. Changed by CAS only.
+     */
+    volatile long fast;
+    /** The permits the lease holds, running and free (fixed while it lasts); written under the lock before it. */
+    int leaseHeld;
+    /** The policy generation and class index the lease is for ({@link FastPath#key}); written under the lock. */
+    volatile long leaseKey = -1;
+    /** Response bytes of the fast path's completions (no lock): added to {@link #bytes} in the snapshot. */
+    final java.util.concurrent.atomic.LongAdder fastBytes = new java.util.concurrent.atomic.LongAdder();
     /** Session-rate refusals, decaying with a time constant of a second, and when last updated. */
     private double refusals;
     private long refusalsNanos;
@@ -118,7 +130,7 @@ final class Lane {
         return new ClassStats(name, budget, settings.minBudget(), reserve, weight, executing,
                 Math.max(0, executing - budget), queued, entered, completed, declined, rejected, expired, cancelled,
                 refusedBy, sessionsAdmitted, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
-                serviceTimed, bytes, sessions.rate(), sessions.burst(), levels, settings.level(), completedByLevel,
+                serviceTimed, bytes + fastBytes.sum(), sessions.rate(), sessions.burst(), levels, settings.level(), completedByLevel,
                 streams, lined);
     }
 

@@ -1,0 +1,268 @@
+package dev.servletqos;
+
+import dev.servletqos.Ticket.State;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The request path without the scheduler's lock (issue 24): an admitted session's request that finds a free permit and
+ * nobody waiting starts, and its completion gives the permit back, by a few CAS and no lock.
+ *
+ * <p>How: while nothing waits (no class queue, no guaranteed queue, no session's line), the scheduler leases one lane
+ * (the class of the last request it saw) the permits that lane could take one after another right now, as
+ * {@link Dispatcher}'s rules would give them (max-executing, the other classes' unused reserves, without borrowing its
+ * budget). The lease is one word per lane ({@link Lane#fast}): a bit saying it holds one, the permits of it still
+ * free, and the requests started, completed and started on a borrowed permit since the scheduler last counted them.
+ * A fast start takes a free permit of the word by CAS, a fast completion puts it back; the permits a lease holds (its
+ * requests running and its free permits) stay the same while it lasts, so every start it allows would be allowed
+ * under the lock too. A request's session counts it by CAS ({@link SessionLoad#tryCount}) before its permit is
+ * taken.
+ *
+ * <p>Every operation under the scheduler's lock first settles ({@link #settleLocked}): it takes the word back by one
+ * atomic swap and counts what the fast path did into the lane's counters, so that it decides on the exact state, as
+ * before; the fast path's CAS fails from then on, and its requests take the lock. Before it releases the lock it leases
+ * again if nothing waits ({@link #leaseLocked}). Hence no lost wake-up: a permit given back by a fast completion is in
+ * the word, which the first request to wait takes back before it decides to wait; a completion after that fails its
+ * CAS and gives the permit back under the lock, where the dispatch sees the waiting request. The counters reconcile
+ * in every snapshot (a snapshot settles too), and a session's count never exceeds max-per-session (one CAS decides;
+ * its line is marked in the same word, {@link SessionLoad#LINE}, which stops the fast path for that session).
+ *
+ * <p>What takes the lock as before: new sessions, stateless requests, stream candidates, requests within a virtual
+ * server's guarantee, anything that waits, declined requests, completions at a content level below full, of a
+ * session with a line or a renewal not yet served, and one completion in {@link Scheduler#SERVICE_SAMPLING} (its
+ * service time is measured, under the lock, after its permit went back without it).
+ */
+final class FastPath {
+
+    private static final long LEASED = 1L << 63;
+    /** The free permits of the lease: 18 bits, above the ceiling of max-executing (100000). */
+    private static final long ROOM = (1L << 18) - 1;
+    /** Where the counts of started, completed and borrowed-started requests are; 15 bits each. */
+    private static final int STARTED = 18;
+    private static final int COMPLETED = 33;
+    private static final int BORROWED = 48;
+    private static final long COUNT = (1L << 15) - 1;
+    private static final VarHandle FAST;
+
+    /** What {@link #enter} returns when the request's session counted it but no permit was taken: go on locked. */
+    static final Ticket COUNTED = Ticket.exempt(null);
+
+    static {
+        try {
+            FAST = MethodHandles.lookup().findVarHandle(Lane.class, "fast", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Scheduler scheduler;
+    private final Dispatcher d;
+    private final SessionLines lines;
+    private final Clock clock;
+    /** The lane that holds the lease, or null; written under the lock. */
+    private volatile Lane leased;
+    /** The generation of the policy in force ({@link Regime}); written under the lock with the policy. */
+    int generation;
+    /** The lane leased last (kept while the lease is settled): leased again when nothing says otherwise. */
+    private Lane home;
+
+    FastPath(Scheduler scheduler, Dispatcher d, SessionLines lines, Clock clock) {
+        this.scheduler = scheduler;
+        this.d = d;
+        this.lines = lines;
+        this.clock = clock;
+    }
+
+    /** The key of class {@code index} of policy generation {@code generation} ({@link Lane#leaseKey}). */
+    static long key(int generation, int index) {
+        return ((long) generation << 32) | (index & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * Enters request {@code e} without the lock if it may: its ticket, RUNNING; or null (take the lock); or
+     * {@link #COUNTED} (take the lock, the session counted the request already).
+     */
+    Ticket enter(Entry e, long now) {
+        Lane lane = leased;
+        if (lane == null || e.newSession() || (e.kind() & Entry.STREAM) != 0 || e.guaranteed()
+                || lane.leaseKey != key(e.generation(), e.classIndex())) {
+            return null;
+        }
+        SessionLoad load = e.load();
+        if (load != null && !load.tryCount(lines.maxPerSession())) {
+            return null;
+        }
+        if (!tryStart(lane)) {
+            // a line marked meanwhile counted on this request: it stays counted, and goes on under the lock
+            return load == null || load.tryUncount() ? null : COUNTED;
+        }
+        Ticket t = new Ticket(scheduler, now, e.route(), e.level());
+        t.host = e.host();
+        t.lane = lane;
+        lane.lowerLevel(t);
+        t.timeNanos = now;
+        t.load = load;
+        t.state = State.RUNNING;
+        return t;
+    }
+
+    /**
+     * Completes RUNNING ticket {@code t} without the lock if it may; false: take the lock. {@code bytes}: the
+     * response's size, negative when unknown.
+     */
+    boolean complete(Ticket t, long bytes) {
+        Lane lane = t.lane;
+        if (lane == null || lane.fast >= 0 || t.state != State.RUNNING || t.candidate || t.guaranteed
+                || t.level != lane.levels) {
+            return false;
+        }
+        SessionLoad load = t.load;
+        if (load != null && (load.lineSet() || load.renewing == t)) {
+            return false;
+        }
+        if (!t.endRunning(State.COMPLETED)) {
+            return true; // ended meanwhile by another thread: nothing left to do, as for any ended ticket
+        }
+        long before = release(lane);
+        if (before < 0) {
+            finishWithLock(t, bytes, false); // the lease was settled meanwhile: the permit goes back locked
+            return true;
+        }
+        if (load != null) {
+            if (load.tryUncount()) {
+                t.load = null;
+            } else {
+                finishWithLock(t, bytes, true); // its line was marked meanwhile: it moves on, locked
+            }
+        }
+        if (bytes > 0) {
+            lane.fastBytes.add(bytes);
+        }
+        if ((before & (Scheduler.SERVICE_SAMPLING - 1)) == 0) {
+            // its service time is measured under the lock, which its permit did not wait for
+            long now = clock.nanoTime();
+            scheduler.lock.lock();
+            try {
+                scheduler.times.timedLocked(t, lane.current(), now);
+            } finally {
+                scheduler.lock.unlock();
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The rest of a completion the fast path claimed (COMPLETED) that needs the lock after all: its permit goes back
+     * here when the lease was settled before ({@code released} false), and its session counts it no more (its line
+     * moves on); then waiting requests are dispatched.
+     */
+    private void finishWithLock(Ticket t, long bytes, boolean released) {
+        long now = clock.nanoTime();
+        Ticket ready = null;
+        scheduler.lock.lock();
+        try {
+            settleLocked();
+            Lane lane = t.lane.current();
+            t.lane = lane;
+            boolean moved = lines.endedLocked(t, true, now);
+            if (!released) {
+                d.releaseLocked(lane);
+                scheduler.completedLocked(t, lane, bytes, now);
+            }
+            if (moved || !released) {
+                ready = d.dispatchLocked(null, now);
+            }
+            leaseLocked(null);
+        } finally {
+            scheduler.lock.unlock();
+        }
+        Scheduler.notifyAll(ready);
+    }
+
+    /** Takes a free permit of {@code lane}'s lease: false when it holds none, or none free. */
+    private static boolean tryStart(Lane lane) {
+        for (;;) {
+            long w = lane.fast;
+            if (w >= 0 || (w & ROOM) == 0 || (w >>> STARTED & COUNT) == COUNT || (w >>> BORROWED & COUNT) == COUNT) {
+                return false;
+            }
+            // the lease's running requests are its permits less its free ones
+            boolean borrowed = lane.leaseHeld - (w & ROOM) >= lane.budget;
+            long next = w - 1 + (1L << STARTED) + (borrowed ? 1L << BORROWED : 0);
+            if (FAST.compareAndSet(lane, w, next)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Gives a permit back to {@code lane}'s lease: the lane's completions before this one (so that one in
+     * {@link Scheduler#SERVICE_SAMPLING} is timed, as under the lock), or -1 when it holds none.
+     */
+    private static long release(Lane lane) {
+        for (;;) {
+            long w = lane.fast;
+            if (w >= 0 || (w >>> COMPLETED & COUNT) == COUNT) {
+                return -1;
+            }
+            // the lane's count is the one the lease was taken with (written before it): no settle since, or the CAS fails
+            long before = lane.completed + (w >>> COMPLETED & COUNT);
+            if (FAST.compareAndSet(lane, w, w + 1 + (1L << COMPLETED))) {
+                return before;
+            }
+        }
+    }
+
+    /**
+     * Takes the lease back, if a lane holds one, and counts what the fast path did under it into the lane's and the
+     * dispatcher's counters; from here the fast path takes the lock. Under the lock, first of every operation.
+     */
+    void settleLocked() {
+        Lane lane = leased;
+        if (lane == null) {
+            return;
+        }
+        leased = null;
+        long w = (long) FAST.getAndSet(lane, 0L);
+        int started = (int) (w >>> STARTED & COUNT);
+        int completed = (int) (w >>> COMPLETED & COUNT);
+        lane.entered += started;
+        lane.grants += started;
+        lane.waitBuckets[0] += started;
+        lane.borrowedGrants += (int) (w >>> BORROWED & COUNT);
+        for (int i = 0; i < started; i++) {
+            d.policy.granted(lane);
+        }
+        lane.completed += completed;
+        lane.completedByLevel[lane.levels] += completed; // the fast path completes at full content only
+        lane.executing += started - completed;
+        d.executing += started - completed;
+    }
+
+    /**
+     * Leases {@code preferred} (null: the lane leased last) the permits it could take now, when nothing waits; under
+     * the lock, last of every operation (after {@link #settleLocked}).
+     */
+    void leaseLocked(Lane preferred) {
+        Lane lane = preferred != null ? preferred : home;
+        if (lane == null || d.parked != 0 || lines.lined != 0) {
+            return;
+        }
+        lane = lane.current();
+        int room = d.maxExecuting - d.executing - d.reservedFor(lane);
+        if (!d.borrowing) {
+            room = Math.min(room, lane.budget - lane.executing);
+        }
+        if (room < 0) {
+            return; // above a limit lowered meanwhile: nothing starts until enough requests end
+        }
+        home = lane;
+        lane.leaseHeld = lane.executing + room;
+        long key = key(generation, lane.index);
+        if (lane.leaseKey != key) {
+            lane.leaseKey = key;
+        }
+        FAST.setVolatile(lane, LEASED | Math.min(room, ROOM));
+        leased = lane;
+    }
+}
