@@ -341,16 +341,16 @@ final class Dispatcher {
 
     /**
      * Where ticket {@code t} of {@code lane} goes if admitted now. Under the lock. Its session {@code load} (null: none)
-     * counts it in flight from here, or marks its line ({@link SessionLines#waitsLocked}), unless {@code counted} (the
-     * fast path counted it already); the caller undoes that if the request is refused.
+     * counts it in flight from here, or marks its line ({@link SessionLines#waitsLocked}); the caller undoes that if
+     * the request is refused.
      */
-    Place placeLocked(Ticket t, Lane lane, SessionLoad load, boolean counted) {
+    Place placeLocked(Ticket t, Lane lane, SessionLoad load) {
         if (t.guaranteed) {
             // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
             // that can start takes nothing from it
             return canStart(lane, true) ? Place.START : Place.QUEUE;
         }
-        if (load != null && !counted && lines.waitsLocked(load)) {
+        if (load != null && lines.waitsLocked(load)) {
             // the session has max-per-session requests in flight (a new session never has): this one waits in the
             // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
             // gets no more of the server at once than one browser; the class's max-queue bounds the line

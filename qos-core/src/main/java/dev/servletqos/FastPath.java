@@ -15,8 +15,9 @@ import java.lang.invoke.VarHandle;
  * free, and the requests started, completed and started on a borrowed permit since the scheduler last counted them.
  * A fast start takes a free permit of the word by CAS, a fast completion puts it back; the permits a lease holds (its
  * requests running and its free permits) stay the same while it lasts, so every start it allows would be allowed
- * under the lock too. A request's session counts it by CAS ({@link SessionLoad#tryCount}) before its permit is
- * taken.
+ * under the lock too. A request's session counts it by CAS ({@link SessionLoad#tryCount}), pending until its
+ * permit is taken or not: the scheduler waits for no pending count before it decides on a session's count, so it
+ * never counts one that then goes.
  *
  * <p>Every operation under the scheduler's lock first settles ({@link #settleLocked}): it takes the word back by one
  * atomic swap and counts what the fast path did into the lane's counters, so that it decides on the exact state, as
@@ -43,9 +44,6 @@ final class FastPath {
     private static final int BORROWED = 48;
     private static final long COUNT = (1L << 15) - 1;
     private static final VarHandle FAST;
-
-    /** What {@link #enter} returns when the request's session counted it but no permit was taken: go on locked. */
-    static final Ticket COUNTED = Ticket.exempt(null);
 
     static {
         try {
@@ -79,8 +77,7 @@ final class FastPath {
     }
 
     /**
-     * Enters request {@code e} without the lock if it may: its ticket, RUNNING; or null (take the lock); or
-     * {@link #COUNTED} (take the lock, the session counted the request already).
+     * Enters request {@code e} without the lock if it may: its ticket, RUNNING; or null (take the lock).
      */
     Ticket enter(Entry e, long now) {
         Lane lane = leased;
@@ -92,9 +89,12 @@ final class FastPath {
         if (load != null && !load.tryCount(lines.maxPerSession())) {
             return null;
         }
-        if (!tryStart(lane)) {
-            // a line marked meanwhile counted on this request: it stays counted, and goes on under the lock
-            return load == null || load.tryUncount() ? null : COUNTED;
+        boolean started = tryStart(lane);
+        if (load != null) {
+            load.started(started);
+        }
+        if (!started) {
+            return null;
         }
         Ticket t = new Ticket(scheduler, now, e.route(), e.level());
         t.host = e.host();

@@ -203,17 +203,14 @@ final class Scheduler {
      */
     Ticket enter(Entry e, long now) {
         Ticket t = fast.enter(e, now);
-        if (t != null && t != FastPath.COUNTED) {
-            return t;
-        }
-        return enter(now, e.classIndex(), e.sessionClass(), e.generation(), e.route(), e.level(), e.newSession(),
-                e.load(), e.address(), e.kind(), e.host(), e.guaranteed(), t != null);
+        return t != null ? t : enter(now, e.classIndex(), e.sessionClass(), e.generation(), e.route(), e.level(),
+                e.newSession(), e.load(), e.address(), e.kind(), e.host(), e.guaranteed());
     }
 
     /** {@link #enter(Entry, long)} with the entry's values. */
     private Ticket enter(long now, int classIndex, int sessionClass, int generation, int route, int level,
                          boolean newSession, SessionLoad load, String address, int kind, VirtualServers.Host host,
-                         boolean guaranteed, boolean counted) {
+                         boolean guaranteed) {
         Ticket t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
@@ -234,7 +231,7 @@ final class Scheduler {
             t.lane = lane;
             lane.entered++;
             ready = d.expireOverdueLocked(now, null, rejections);
-            Dispatcher.Place place = d.placeLocked(t, lane, load, counted);
+            Dispatcher.Place place = d.placeLocked(t, lane, load);
             if (admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now)) {
                 d.putLocked(t, lane, load, address, place, now);
             } else if (load != null && !guaranteed && lines.refusedLocked(load, place == Dispatcher.Place.LINE, now)) {

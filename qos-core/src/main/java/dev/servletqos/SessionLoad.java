@@ -19,6 +19,13 @@ final class SessionLoad {
      * path then leaves the count alone, so that under the scheduler's lock it changes only there.
      */
     static final int LINE = 1 << 30;
+    /**
+     * One fast-path request counted but not yet started or given up ({@link #tryCount}, {@link #started}): the
+     * scheduler waits for none to be pending before it decides on the count, so that it never sees one that may go.
+     */
+    private static final int PENDING = 1 << 20;
+    private static final int PENDING_MASK = 0x3FF << 20;
+    private static final int REQUESTS = PENDING - 1;
     private static final VarHandle COUNT;
 
     static {
@@ -29,7 +36,7 @@ final class SessionLoad {
         }
     }
 
-    /** The requests in flight, and {@link #LINE}; changed by CAS only. */
+    /** The requests in flight, those of them pending, and {@link #LINE}; changed atomically only. */
     private volatile int count;
     /** The session's line: its oldest waiting request, the newest, and how many (linked by Ticket.lineNext). */
     Ticket lineHead;
@@ -44,7 +51,7 @@ final class SessionLoad {
 
     /** The session's requests executing or in their class's queue. */
     int requests() {
-        return count & ~LINE;
+        return count & REQUESTS;
     }
 
     /** Whether {@link #LINE} is set. */
@@ -53,19 +60,24 @@ final class SessionLoad {
     }
 
     /**
-     * Counts one more request in flight if the session has no line and fewer than {@code max} (0: no limit); the fast
-     * path's step, without the lock.
+     * Counts one more request in flight, pending, if the session has no line and fewer than {@code max} (0: no limit);
+     * the fast path's step, without the lock. The caller says next whether it started ({@link #started}).
      */
     boolean tryCount(int max) {
         for (;;) {
             int c = count;
-            if ((c & LINE) != 0 || (max > 0 && c >= max)) {
+            if ((c & LINE) != 0 || (max > 0 && (c & REQUESTS) >= max) || (c & PENDING_MASK) == PENDING_MASK) {
                 return false;
             }
-            if (COUNT.compareAndSet(this, c, c + 1)) {
+            if (COUNT.compareAndSet(this, c, c + 1 + PENDING)) {
                 return true;
             }
         }
+    }
+
+    /** The pending request of {@link #tryCount} started (it stays counted), or not (it is uncounted). */
+    void started(boolean started) {
+        COUNT.getAndAdd(this, started ? -PENDING : -PENDING - 1);
     }
 
     /** Counts one request fewer if the session has no line; the fast path's step, without the lock. */
@@ -89,7 +101,13 @@ final class SessionLoad {
     boolean countOrLineLocked(int max) {
         for (;;) {
             int c = count;
-            if ((c & LINE) != 0 || lined > 0 || (max > 0 && c >= max)) {
+            if ((c & PENDING_MASK) != 0) {
+                // a fast-path request between its count and its permit: it finishes in a few steps (the lease it tries
+                // was settled), and counts or not; deciding before would count one that may go
+                Thread.onSpinWait();
+                continue;
+            }
+            if ((c & LINE) != 0 || lined > 0 || (max > 0 && (c & REQUESTS) >= max)) {
                 if (COUNT.compareAndSet(this, c, c | LINE)) {
                     return false;
                 }
