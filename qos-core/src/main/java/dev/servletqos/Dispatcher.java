@@ -29,7 +29,7 @@ final class Dispatcher {
     // what the policy decides; replaced together when the policy is reloaded
     Scheduling scheduling;
     SchedulingPolicy policy;
-    boolean borrowing;
+    private boolean borrowing;
     /** The reserves the policy gives (not the highest class's default one): the least max-executing can be. */
     int reserves;
     /**

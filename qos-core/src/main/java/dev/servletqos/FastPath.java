@@ -10,12 +10,13 @@ import java.lang.invoke.VarHandle;
  *
  * <p>How: while nothing waits (no class queue, no guaranteed queue, no session's line), the scheduler leases one lane
  * (the class of the last request it saw) the permits that lane could take one after another right now, as
- * {@link Dispatcher}'s rules would give them (max-executing, the other classes' unused reserves, without borrowing its
- * budget). The lease is one word per lane ({@link Lane#fast}): a bit saying it holds one, the permits of it still
- * free, and the requests started, completed and started on a borrowed permit since the scheduler last counted them.
- * A fast start takes a free permit of the word by CAS, a fast completion puts it back; the permits a lease holds (its
- * requests running and its free permits) stay the same while it lasts, so every start it allows would be allowed
- * under the lock too. A request's session counts it by CAS ({@link SessionLoad#tryCount}), pending until its
+ * {@link Dispatcher}'s rules would give them (max-executing, the other classes' unused reserves, its own budget: the
+ * fast path never borrows). The lease is {@value #STRIPES} words per lane ({@link Lane#fast}, each on a cache line of
+ * its own, a thread using the one of its id first, so that two threads do not write one line on every request): a bit
+ * saying it holds a share of the lease, the permits of the share still free, and the requests started and completed
+ * on it since the scheduler last counted them. A fast start takes a free permit of a share by CAS, a fast completion
+ * puts one back; the permits a lease holds (its requests running and its free permits, all shares) stay the same
+ * while it lasts, so every start it allows would be allowed under the lock too. A request's session counts it by CAS ({@link SessionLoad#tryCount}), pending until its
  * permit is taken or not: the scheduler waits for no pending count before it decides on a session's count, so it
  * never counts one that then goes.
  *
@@ -35,23 +36,18 @@ import java.lang.invoke.VarHandle;
  */
 final class FastPath {
 
+    /** The shares of a lease: a power of two. */
+    static final int STRIPES = 4;
+    /** Longs from one share's word to the next: 128 bytes, two cache lines. */
+    private static final int PAD = 16;
     private static final long LEASED = 1L << 63;
-    /** The free permits of the lease: 18 bits, above the ceiling of max-executing (100000). */
+    /** The free permits of a share: 18 bits, above the ceiling of max-executing (100000). */
     private static final long ROOM = (1L << 18) - 1;
-    /** Where the counts of started, completed and borrowed-started requests are; 15 bits each. */
+    /** Where the counts of started and completed requests are; 22 bits each. */
     private static final int STARTED = 18;
-    private static final int COMPLETED = 33;
-    private static final int BORROWED = 48;
-    private static final long COUNT = (1L << 15) - 1;
-    private static final VarHandle FAST;
-
-    static {
-        try {
-            FAST = MethodHandles.lookup().findVarHandle(Lane.class, "fast", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final int COMPLETED = 40;
+    private static final long COUNT = (1L << 22) - 1;
+    private static final VarHandle FAST = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final Scheduler scheduler;
     private final Dispatcher d;
@@ -112,7 +108,7 @@ final class FastPath {
      */
     boolean complete(Ticket t, long bytes) {
         Lane lane = t.lane;
-        if (lane == null || lane.fast >= 0 || t.state != State.RUNNING || t.candidate || t.guaranteed
+        if (lane == null || word(lane.fast, home()) >= 0 || t.state != State.RUNNING || t.candidate || t.guaranteed
                 || t.level != lane.levels) {
             return false;
         }
@@ -179,35 +175,62 @@ final class FastPath {
         Scheduler.notifyAll(ready);
     }
 
-    /** Takes a free permit of {@code lane}'s lease: false when it holds none, or none free. */
+    /** Where the current thread's share is in a lane's words ({@link Lane#fast}). */
+    private static int home() {
+        return (int) Thread.currentThread().getId() & (STRIPES - 1);
+    }
+
+    private static int index(int share) {
+        return (share + 1) * PAD; // away from the array's header too
+    }
+
+    private static long word(long[] words, int share) {
+        return (long) FAST.getVolatile(words, index(share));
+    }
+
+    /** A new lane's words ({@link Lane#fast}): no lease. */
+    static long[] words() {
+        return new long[(STRIPES + 1) * PAD];
+    }
+
+    /** Takes a free permit of {@code lane}'s lease, its thread's share first: false when none is free, or no lease. */
     private static boolean tryStart(Lane lane) {
-        for (;;) {
-            long w = lane.fast;
-            if (w >= 0 || (w & ROOM) == 0 || (w >>> STARTED & COUNT) == COUNT || (w >>> BORROWED & COUNT) == COUNT) {
-                return false;
-            }
-            // the lease's running requests are its permits less its free ones
-            boolean borrowed = lane.leaseHeld - (w & ROOM) >= lane.budget;
-            long next = w - 1 + (1L << STARTED) + (borrowed ? 1L << BORROWED : 0);
-            if (FAST.compareAndSet(lane, w, next)) {
-                return true;
+        long[] words = lane.fast;
+        int home = home();
+        for (int k = 0; k < STRIPES; k++) {
+            int i = index((home + k) & (STRIPES - 1));
+            for (;;) {
+                long w = (long) FAST.getVolatile(words, i);
+                if (w >= 0) {
+                    return false; // no lease (the shares are settled together)
+                }
+                if ((w & ROOM) == 0 || (w >>> STARTED & COUNT) == COUNT) {
+                    break; // none free here: the next share
+                }
+                if (FAST.compareAndSet(words, i, w, w - 1 + (1L << STARTED))) {
+                    return true;
+                }
             }
         }
+        return false;
     }
 
     /**
-     * Gives a permit back to {@code lane}'s lease: the lane's completions before this one (so that one in
-     * {@link Scheduler#SERVICE_SAMPLING} is timed, as under the lock), or -1 when it holds none.
+     * Gives a permit back to {@code lane}'s lease, into its thread's share: the lane's completions before this one
+     * as far as this share knows them (so that about one in {@link Scheduler#SERVICE_SAMPLING} is timed, and exactly
+     * so on one thread), or -1 when it holds no lease.
      */
     private static long release(Lane lane) {
+        long[] words = lane.fast;
+        int i = index(home());
         for (;;) {
-            long w = lane.fast;
+            long w = (long) FAST.getVolatile(words, i);
             if (w >= 0 || (w >>> COMPLETED & COUNT) == COUNT) {
                 return -1;
             }
             // the lane's count is the one the lease was taken with (written before it): no settle since, or the CAS fails
             long before = lane.completed + (w >>> COMPLETED & COUNT);
-            if (FAST.compareAndSet(lane, w, w + 1 + (1L << COMPLETED))) {
+            if (FAST.compareAndSet(words, i, w, w + 1 + (1L << COMPLETED))) {
                 return before;
             }
         }
@@ -223,13 +246,16 @@ final class FastPath {
             return;
         }
         leased = null;
-        long w = (long) FAST.getAndSet(lane, 0L);
-        int started = (int) (w >>> STARTED & COUNT);
-        int completed = (int) (w >>> COMPLETED & COUNT);
+        int started = 0;
+        int completed = 0;
+        for (int k = 0; k < STRIPES; k++) {
+            long w = (long) FAST.getAndSet(lane.fast, index(k), 0L);
+            started += (int) (w >>> STARTED & COUNT);
+            completed += (int) (w >>> COMPLETED & COUNT);
+        }
         lane.entered += started;
         lane.grants += started;
         lane.waitBuckets[0] += started;
-        lane.borrowedGrants += (int) (w >>> BORROWED & COUNT);
         for (int i = 0; i < started; i++) {
             d.policy.granted(lane);
         }
@@ -249,20 +275,19 @@ final class FastPath {
             return;
         }
         lane = lane.current();
-        int room = d.maxExecuting - d.executing - d.reservedFor(lane);
-        if (!d.borrowing) {
-            room = Math.min(room, lane.budget - lane.executing);
-        }
+        // its own budget too: a fast start never borrows (a borrowed grant is counted as such, under the lock)
+        int room = Math.min(d.maxExecuting - d.executing - d.reservedFor(lane), lane.budget - lane.executing);
         if (room < 0) {
             return; // above a limit lowered meanwhile: nothing starts until enough requests end
         }
         home = lane;
-        lane.leaseHeld = lane.executing + room;
         long key = key(generation, lane.index);
         if (lane.leaseKey != key) {
             lane.leaseKey = key;
         }
-        FAST.setVolatile(lane, LEASED | Math.min(room, ROOM));
+        for (int k = 0; k < STRIPES; k++) {
+            FAST.setVolatile(lane.fast, index(k), LEASED | (room / STRIPES + (k < room % STRIPES ? 1 : 0)));
+        }
         leased = lane;
     }
 }

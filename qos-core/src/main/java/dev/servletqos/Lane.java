@@ -81,13 +81,11 @@ final class Lane {
     long rationedUntil;
     boolean rationed;
     /**
-     * The fast path's word ({@link FastPath}): whether the lane holds a lease, the permits of it still free, and the
-     * requests the fast path started, completed and started on a borrowed permit since the scheduler last counted
-     * them in. Changed by CAS only.
+     * The fast path's words ({@link FastPath}), one per share of a lease: whether the lane holds one, the permits of
+     * the share still free, and the requests the fast path started and completed on it since the scheduler last
+     * counted them in. Changed atomically only.
      */
-    volatile long fast;
-    /** The permits the lease holds, running and free (fixed while it lasts); written under the lock before it. */
-    int leaseHeld;
+    final long[] fast = FastPath.words();
     /** The policy generation and class index the lease is for ({@link FastPath#key}); written under the lock. */
     volatile long leaseKey = -1;
     /** Response bytes of the fast path's completions (no lock): added to {@link #bytes} in the snapshot. */
