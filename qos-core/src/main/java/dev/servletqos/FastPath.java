@@ -73,15 +73,16 @@ final class FastPath {
     }
 
     /**
-     * Enters request {@code e} without the lock if it may: its ticket, RUNNING; or null (take the lock).
+     * Enters a request ({@link Entry}'s values) without the lock if it may: its ticket, RUNNING; or null (take the
+     * lock).
      */
-    Ticket enter(Entry e, long now) {
+    Ticket enter(int classIndex, int generation, int route, int level, boolean newSession, SessionLoad load,
+                 int kind, VirtualServers.Host host, boolean guaranteed, long now) {
         Lane lane = leased;
-        if (lane == null || e.newSession() || (e.kind() & Entry.STREAM) != 0 || e.guaranteed()
-                || lane.leaseKey != key(e.generation(), e.classIndex())) {
+        if (lane == null || newSession || (kind & Entry.STREAM) != 0 || guaranteed
+                || lane.leaseKey != key(generation, classIndex)) {
             return null;
         }
-        SessionLoad load = e.load();
         if (load != null && !load.tryCount(lines.maxPerSession())) {
             return null;
         }
@@ -92,8 +93,8 @@ final class FastPath {
         if (!started) {
             return null;
         }
-        Ticket t = new Ticket(scheduler, now, e.route(), e.level());
-        t.host = e.host();
+        Ticket t = new Ticket(scheduler, now, route, level);
+        t.host = host;
         t.lane = lane;
         lane.lowerLevel(t);
         t.timeNanos = now;

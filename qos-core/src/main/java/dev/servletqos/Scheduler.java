@@ -202,16 +202,19 @@ final class Scheduler {
      * {@link Intake#enter}, not allocated (check with {@code -XX:+PrintInlining} and {@code -prof gc}).
      */
     Ticket enter(Entry e, long now) {
-        Ticket t = fast.enter(e, now);
-        return t != null ? t : enter(now, e.classIndex(), e.sessionClass(), e.generation(), e.route(), e.level(),
-                e.newSession(), e.load(), e.address(), e.kind(), e.host(), e.guaranteed());
+        return enter(now, e.classIndex(), e.sessionClass(), e.generation(), e.route(), e.level(), e.newSession(),
+                e.load(), e.address(), e.kind(), e.host(), e.guaranteed());
     }
 
     /** {@link #enter(Entry, long)} with the entry's values. */
     private Ticket enter(long now, int classIndex, int sessionClass, int generation, int route, int level,
                          boolean newSession, SessionLoad load, String address, int kind, VirtualServers.Host host,
                          boolean guaranteed) {
-        Ticket t = new Ticket(this, now, route, level);
+        Ticket t = fast.enter(classIndex, generation, route, level, newSession, load, kind, host, guaranteed, now);
+        if (t != null) {
+            return t;
+        }
+        t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
         t.candidate = (kind & Entry.STREAM) != 0;
