@@ -11,7 +11,7 @@ import java.lang.invoke.VarHandle;
  * <p>How: while nothing waits (no class queue, no guaranteed queue, no session's line), the scheduler leases one lane
  * (the class of the last request it saw) the permits that lane could take one after another right now, as
  * {@link Dispatcher}'s rules would give them (max-executing, the other classes' unused reserves, its own budget: the
- * fast path never borrows). The lease is {@value #STRIPES} words per lane ({@link Lane#fast}, each on a cache line of
+ * fast path never borrows). The lease is two or four words per lane ({@link Lane#fast}, each on a cache line of
  * its own, a thread using the one of its id first, so that two threads do not write one line on every request): a bit
  * saying it holds a share of the lease, the permits of the share still free, and the requests started and completed
  * on it since the scheduler last counted them. A fast start takes a free permit of a share by CAS, a fast completion
@@ -36,8 +36,11 @@ import java.lang.invoke.VarHandle;
  */
 final class FastPath {
 
-    /** The shares of a lease: a power of two. */
-    static final int STRIPES = 4;
+    /**
+     * The shares of a lease, a power of two: 4, or 2 on a machine of fewer than 4 cores (every locked operation takes
+     * each share back by an atomic swap, so more shares cost the locked path more than the cores they would spare).
+     */
+    static final int STRIPES = Runtime.getRuntime().availableProcessors() >= 4 ? 4 : 2;
     /** Longs from one share's word to the next: 128 bytes, two cache lines. */
     private static final int PAD = 16;
     private static final long LEASED = 1L << 63;
@@ -287,7 +290,8 @@ final class FastPath {
             lane.leaseKey = key;
         }
         for (int k = 0; k < STRIPES; k++) {
-            FAST.setVolatile(lane.fast, index(k), LEASED | (room / STRIPES + (k < room % STRIPES ? 1 : 0)));
+            // published by the volatile write of leased below (and a CAS that reads it early is just as right)
+            FAST.setRelease(lane.fast, index(k), LEASED | (room / STRIPES + (k < room % STRIPES ? 1 : 0)));
         }
         leased = lane;
     }
