@@ -31,8 +31,9 @@ import java.lang.invoke.VarHandle;
  *
  * <p>What takes the lock as before: new sessions, stateless requests, stream candidates, requests within a virtual
  * server's guarantee, anything that waits, declined requests, completions at a content level below full, of a
- * session with a line or a renewal not yet served, and one completion in {@link Scheduler#SERVICE_SAMPLING} (its
- * service time is measured, under the lock, after its permit went back without it).
+ * session with a line or a renewal not yet served. One completion in {@link Scheduler#SERVICE_SAMPLING} counts its
+ * service time under the lock after its permit went back without it, if the lock is free (else that sample is
+ * skipped).
  */
 final class FastPath {
 
@@ -139,13 +140,15 @@ final class FastPath {
             lane.fastBytes.add(bytes);
         }
         if ((before & (Scheduler.SERVICE_SAMPLING - 1)) == 0) {
-            // its service time is measured under the lock, which its permit did not wait for
+            // its service time is counted under the lock, if it is free: a sample is skipped rather than waited for,
+            // so that a completion never waits for the lock (nor for the requests that hold it)
             long now = clock.nanoTime();
-            scheduler.lock.lock();
-            try {
-                scheduler.times.timedLocked(t, lane.current(), now);
-            } finally {
-                scheduler.lock.unlock();
+            if (scheduler.lock.tryLock()) {
+                try {
+                    scheduler.times.timedLocked(t, lane.current(), now);
+                } finally {
+                    scheduler.lock.unlock();
+                }
             }
         }
         return true;
