@@ -8,7 +8,11 @@
 # of the rounds. Run by hand, never in CI; about 12 minutes with the defaults.
 #
 #   bench/overhead.sh [--rounds N] [--duration S] [--warmup S] [--connections C] [--threads T]
-#                     [--cases sessions,api] [--no-jfr] [--no-wrk-check]
+#                     [--cases sessions,api] [--no-jfr] [--no-wrk-check] [--baseline DIR]
+#
+# --baseline DIR: another checkout of the project (a copy: it is built there), whose valve, filter and handler run
+# as three more variants (tomcat-valve-before, ...) in the same rounds, against the same plain servers: the before
+# and after of a change measured in one run. With JFR, the baseline's valve is recorded too.
 #
 # Writes bench/target/overhead/results.md (also printed), the servers' logs, and with JFR (the default) a recording
 # of the valve during one extra sessions run and its top frames (bench/target/overhead/valve-top-frames.txt).
@@ -17,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-rounds=3 duration=15 warmup=5 connections=64 threads=2 cases=sessions,api jfr=1 wrkcheck=1
+rounds=3 duration=15 warmup=5 connections=64 threads=2 cases=sessions,api jfr=1 wrkcheck=1 baseline=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -28,10 +32,17 @@ while [[ $# -gt 0 ]]; do
     --cases) cases="$2"; shift 2 ;;
     --no-jfr) jfr=0; shift ;;
     --no-wrk-check) wrkcheck=0; shift ;;
-    *) sed -n '2,16p' "$0" >&2; exit 2 ;;
+    --baseline) baseline=$(cd "$2" && pwd); shift 2 ;;
+    *) sed -n '2,21p' "$0" >&2; exit 2 ;;
   esac
 done
 variants=(tomcat-plain tomcat-valve tomcat-filter jetty-plain jetty-handler)
+adapters=(tomcat-valve tomcat-filter jetty-handler)
+if [[ -n "$baseline" ]]; then
+  variants=(tomcat-plain tomcat-valve tomcat-valve-before tomcat-filter tomcat-filter-before jetty-plain jetty-handler
+    jetty-handler-before)
+  adapters+=(tomcat-valve-before tomcat-filter-before jetty-handler-before)
+fi
 IFS=, read -r -a case_list <<< "$cases"
 
 if ! command -v wrk > /dev/null; then
@@ -42,12 +53,22 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
   echo "== building"
   # shellcheck disable=SC2086
   ./mvnw -B -q -ntp ${MVN_FLAGS:-} -DskipTests -pl bench -am package
+  if [[ -n "$baseline" ]]; then
+    # shellcheck disable=SC2086
+    (cd "$baseline" && ./mvnw -B -q -ntp ${MVN_FLAGS:-} -DskipTests -pl bench -am package)
+  fi
 fi
 
 out="$root/bench/target/overhead"
 rm -rf "$out"
 mkdir -p "$out"
 cp="$root/bench/target/classes:$(cat "$root/bench/target/classpath.txt")"
+# a variant's server: its kind (tomcat-valve, ...) and the class path of its checkout
+kind_of() { echo "${1%-before}"; }
+cp_of() {
+  if [[ $1 == *-before ]]; then echo "$baseline/bench/target/classes:$(cat "$baseline/bench/target/classpath.txt")"
+  else echo "$cp"; fi
+}
 # README step 2, the minimal policy, as a user writes it
 cat > "$out/qos.properties" <<'POLICY'
 classes = premium, basic
@@ -72,7 +93,8 @@ trap stop_servers EXIT
 echo "== starting the servers"
 for v in "${variants[@]}"; do
   # a fixed heap, so that no server resizes its heap during a run; JVM defaults otherwise
-  java -Xms512m -Xmx512m -cp "$cp" dev.servletqos.e2e.OverheadServer "$v" 0 "$out/qos.properties" \
+  java -Xms512m -Xmx512m -cp "$(cp_of "$v")" dev.servletqos.e2e.OverheadServer "$(kind_of "$v")" 0 \
+    "$out/qos.properties" \
     > "$out/$v.log" 2>&1 &
   pid[$v]=$!
 done
@@ -102,7 +124,7 @@ fetch_cookies() { # variant file
   done
 }
 echo "== fetching $connections admitted sessions from each adapter"
-for v in tomcat-valve tomcat-filter jetty-handler; do fetch_cookies "$v" "$out/cookies-$v.txt"; done
+for v in "${adapters[@]}"; do fetch_cookies "$v" "$out/cookies-$v.txt"; done
 # plain servers get the same requests: the valve's cookies (Tomcat) and the handler's (Jetty), unread by them
 cp "$out/cookies-tomcat-valve.txt" "$out/cookies-tomcat-plain.txt"
 cp "$out/cookies-jetty-handler.txt" "$out/cookies-jetty-plain.txt"
@@ -159,13 +181,18 @@ if (( wrkcheck )); then
 fi
 
 if (( jfr )); then
-  echo "== JFR of the valve (one more sessions run, not in the table)"
-  run_wrk tomcat-valve sessions "$warmup" "$threads"
-  jcmd "${pid[tomcat-valve]}" JFR.start name=overhead settings=profile > /dev/null
-  run_wrk tomcat-valve sessions "$duration" "$threads" jfr
-  jcmd "${pid[tomcat-valve]}" JFR.stop name=overhead filename="$out/valve.jfr" > /dev/null
-  jfr print --events jdk.ExecutionSample --stack-depth 64 "$out/valve.jfr" > "$out/valve-samples.txt"
-  python3 "$root/bench/topframes.py" "$out/valve-samples.txt" > "$out/valve-top-frames.txt"
+  recorded=(tomcat-valve)
+  [[ -n "$baseline" ]] && recorded+=(tomcat-valve-before)
+  for v in "${recorded[@]}"; do
+    name=valve${v#tomcat-valve}
+    echo "== JFR of $v (one more sessions run, not in the table)"
+    run_wrk "$v" sessions "$warmup" "$threads"
+    jcmd "${pid[$v]}" JFR.start name=overhead settings=profile > /dev/null
+    run_wrk "$v" sessions "$duration" "$threads" "jfr"
+    jcmd "${pid[$v]}" JFR.stop name=overhead filename="$out/$name.jfr" > /dev/null
+    jfr print --events jdk.ExecutionSample --stack-depth 64 "$out/$name.jfr" > "$out/$name-samples.txt"
+    python3 "$root/bench/topframes.py" "$out/$name-samples.txt" > "$out/$name-top-frames.txt"
+  done
 fi
 
 for v in "${variants[@]}"; do
@@ -176,4 +203,6 @@ done
 python3 "$root/bench/summary.py" "$out" "$rounds" "$duration" "$warmup" "$connections" "$threads" \
   > "$out/results.md"
 cat "$out/results.md"
-if [[ -f "$out/valve-top-frames.txt" ]]; then cat "$out/valve-top-frames.txt"; fi
+for f in "$out"/valve-top-frames.txt "$out"/valve-before-top-frames.txt; do
+  if [[ -f "$f" ]]; then echo "== $(basename "$f")"; cat "$f"; fi
+done

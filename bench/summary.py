@@ -9,7 +9,8 @@ import os
 import statistics
 import sys
 
-VARIANTS = ["tomcat-plain", "tomcat-valve", "tomcat-filter", "jetty-plain", "jetty-handler"]
+# the variants in the order the runs took them (with --baseline, also tomcat-valve-before, ...)
+VARIANTS = []
 CASES = {"sessions": "admitted sessions (each request with its session's admission cookie)",
          "api": "cookie-less API requests (`Accept: application/json`, admitted one by one)"}
 
@@ -25,6 +26,8 @@ def main():
         for line in f:
             label, v, case, rps, non2xx, wrkcpu, srvcpu = line.split()
             runs.append((label, v, case, float(rps), non2xx, int(wrkcpu), int(srvcpu)))
+            if label.startswith("round") and v not in VARIANTS:
+                VARIANTS.append(v)
     print(f"{rounds} rounds alternating, {warmup} s warm-up + {duration} s measured per run, wrk "
           f"{threads} threads and {connections} connections, all on 127.0.0.1 on the same "
           f"{os.cpu_count()} cores.\n")
@@ -64,7 +67,7 @@ def main():
         print()
     jfr = [r for r in runs if r[0] == "jfr"]
     for label, v, case, rps, non2xx, w, s in jfr:
-        print(f"The JFR run (tomcat-valve, sessions, recording on): {rps:,.0f} req/s.\n")
+        print(f"The JFR run ({v}, sessions, recording on): {rps:,.0f} req/s.\n")
     stats = os.path.join(out, "stats.txt")
     if os.path.exists(stats):
         print("The engines' counters at the end:\n\n```")

@@ -339,14 +339,18 @@ final class Dispatcher {
         START, QUEUE, LINE
     }
 
-    /** Where ticket {@code t} of {@code lane} goes if admitted now; changes nothing. Under the lock. */
+    /**
+     * Where ticket {@code t} of {@code lane} goes if admitted now. Under the lock. Its session {@code load} (null: none)
+     * counts it in flight from here, or marks its line ({@link SessionLines#waitsLocked}); the caller undoes that if
+     * the request is refused.
+     */
     Place placeLocked(Ticket t, Lane lane, SessionLoad load) {
         if (t.guaranteed) {
             // a guaranteed request that waits could not start (dispatch starts every one that can), so a newcomer
             // that can start takes nothing from it
             return canStart(lane, true) ? Place.START : Place.QUEUE;
         }
-        if (lines.waitsLocked(load)) {
+        if (load != null && lines.waitsLocked(load)) {
             // the session has max-per-session requests in flight (a new session never has): this one waits in the
             // session's line, behind its others, even with a permit free, so that a cookie shared by many clients
             // gets no more of the server at once than one browser; the class's max-queue bounds the line
@@ -374,8 +378,7 @@ final class Dispatcher {
             }
         }
         if (load != null && !t.guaranteed) {
-            load.requests++;
-            t.load = load;
+            t.load = load; // counted in flight by placeLocked
         }
     }
 

@@ -85,6 +85,16 @@ final class Lane {
     /** Until when the class counts as rationing: its admission refused a new session within a second of it. */
     long rationedUntil;
     boolean rationed;
+    /**
+     * The fast path's words ({@link FastPath}), one per share of a lease: whether the lane holds one, the permits of
+     * the share still free, and the requests the fast path started and completed on it since the scheduler last
+     * counted them in. Changed atomically only.
+     */
+    final long[] fast = FastPath.words();
+    /** The policy generation and class index the lease is for ({@link FastPath#key}); written under the lock. */
+    volatile long leaseKey = -1;
+    /** Response bytes of the fast path's completions (no lock): added to {@link #bytes} in the snapshot. */
+    final java.util.concurrent.atomic.LongAdder fastBytes = new java.util.concurrent.atomic.LongAdder();
     /** Session-rate refusals, decaying with a time constant of a second, and when last updated. */
     private double refusals;
     private long refusalsNanos;
@@ -123,7 +133,7 @@ final class Lane {
         return new ClassStats(name, budget, settings.minBudget(), reserve, weight, executing,
                 Math.max(0, executing - budget), queued, entered, completed, declined, rejected, expired, cancelled,
                 refusedBy, sessionsAdmitted, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
-                serviceTimed, bytes, sessions.rate(), sessions.burst(), levels, settings.level(), completedByLevel,
+                serviceTimed, bytes + fastBytes.sum(), sessions.rate(), sessions.burst(), levels, settings.level(), completedByLevel,
                 streams, lined);
     }
 

@@ -24,7 +24,8 @@ final class Scheduler {
 
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
-    private final ReentrantLock lock = new ReentrantLock();
+    /** The one lock; the fast path ({@link FastPath}) takes it for what it cannot do without. */
+    final ReentrantLock lock = new ReentrantLock();
     private final Clock clock;
     /** The lanes, highest priority first; the array is replaced, never changed, so it may be read without the lock. */
     private volatile Lane[] lanes;
@@ -40,15 +41,12 @@ final class Scheduler {
     private final SessionLines lines = new SessionLines(this);
     /** Permits and queues: who runs, who waits, who is next; guarded by the lock. */
     private final Dispatcher d = new Dispatcher(admission, lines);
+    /** An admitted session's request without the lock, while nothing waits ({@link FastPath}). */
+    private final FastPath fast;
 
     private volatile Settings settings;
-    /** Per route ({@link Routes}), all classes: the timed completions' service time and their number. */
-    private final long[] routeNanos = new long[Routes.MAX];
-    private final long[] routeTimed = new long[Routes.MAX];
-    /** Per route, a moving mean of its timed service times in ns (0: none timed yet); for the queue guard. */
-    private final double[] routeServiceNanos = new double[Routes.MAX];
-    /** A moving mean of the timed service times (grant to completion), all classes; 0 before the first. */
-    private double serviceEwmaNanos;
+    /** The timed completions' service times, per class, per route and all; guarded by the lock. */
+    final ServiceTimes times = new ServiceTimes();
     /** The one ticket of every exempt request ({@link #exempt()}), and how many there were (no lock). */
     private final Ticket exemptTicket = Ticket.exempt(this);
     private final java.util.concurrent.atomic.LongAdder exempted = new java.util.concurrent.atomic.LongAdder();
@@ -65,6 +63,7 @@ final class Scheduler {
 
     Scheduler(Regime regime, Settings initial, Clock clock) {
         this.clock = clock;
+        this.fast = new FastPath(this, d, lines, clock);
         QosPolicy policy = regime.policy;
         List<ClassPolicy> classes = policy.classes();
         Lane[] l = new Lane[classes.size()];
@@ -90,6 +89,7 @@ final class Scheduler {
         admission.configureLocked(p);
         lanes = next;
         regime = r;
+        fast.generation = r.generation;
     }
 
     /** A refusal for a request that waited its maximum, or could not be served after all: 503. */
@@ -122,7 +122,7 @@ final class Scheduler {
 
     /** The mean service time of recent completions, nanoseconds; 0 before any was timed. Under the lock. */
     double meanServiceNanos() {
-        return serviceEwmaNanos;
+        return times.meanNanos;
     }
 
     /**
@@ -133,18 +133,7 @@ final class Scheduler {
      * pages waited behind the class above. Under the lock.
      */
     double queuedWorkNanos(int index) {
-        double work = 0;
-        for (int i = 0; i <= index; i++) {
-            Lane lane = lanes[i];
-            int seen = 0;
-            for (Ticket t = lane.head; t != null; t = t.next) {
-                double mean = routeServiceNanos[t.route];
-                work += mean > 0 ? mean : serviceEwmaNanos;
-                seen++;
-            }
-            work += Math.max(0, lane.queued - seen) * serviceEwmaNanos;
-        }
-        return work;
+        return times.queuedWorkNanos(lanes, index);
     }
 
     /** {@code work} done on the admission under the lock: tests, and the cluster exchange ({@link ClusterLink}). */
@@ -207,10 +196,10 @@ final class Scheduler {
      * the session's line, PARKED; another runs at once when its class may start one, else waits in its class's queue.
      * A request within its virtual server's guarantee runs at once when a permit is free (its class's budget aside,
      * the other classes' reserves kept), else waits in the guaranteed queue, which is served before every class's. A
-     * stream candidate may become an open stream later ({@link #detach}). Allocates the ticket only. This method and
-     * the one it calls stay under the JIT's limit for hot methods (325 bytes of bytecode; rare work is in methods of
-     * their own), so that both inline into {@link Intake#enter}: the Entry is taken apart there, not allocated, and
-     * entering is one call (check with {@code -XX:+PrintInlining} and {@code -prof gc}).
+     * stream candidate may become an open stream later ({@link #detach}). An admitted session's request that finds a
+     * permit free and nobody waiting takes no lock ({@link FastPath}). Allocates the ticket only: the methods stay
+     * under the JIT's limit for hot methods (325 bytes of bytecode), so that the Entry is taken apart in
+     * {@link Intake#enter}, not allocated (check with {@code -XX:+PrintInlining} and {@code -prof gc}).
      */
     Ticket enter(Entry e, long now) {
         return enter(now, e.classIndex(), e.sessionClass(), e.generation(), e.route(), e.level(), e.newSession(),
@@ -221,7 +210,11 @@ final class Scheduler {
     private Ticket enter(long now, int classIndex, int sessionClass, int generation, int route, int level,
                          boolean newSession, SessionLoad load, String address, int kind, VirtualServers.Host host,
                          boolean guaranteed) {
-        Ticket t = new Ticket(this, now, route, level);
+        Ticket t = fast.enter(classIndex, generation, route, level, newSession, load, kind, host, guaranteed, now);
+        if (t != null) {
+            return t;
+        }
+        t = new Ticket(this, now, route, level);
         t.host = host;
         t.guaranteed = guaranteed;
         t.candidate = (kind & Entry.STREAM) != 0;
@@ -232,6 +225,7 @@ final class Scheduler {
         Ticket ready;
         lock.lock();
         try {
+            fast.settleLocked();
             // an index of the policy before a reload is carried over by the class's name
             Regime r = regime;
             Lane lane = lanes[r.resolve(generation, classIndex)];
@@ -243,7 +237,10 @@ final class Scheduler {
             Dispatcher.Place place = d.placeLocked(t, lane, load);
             if (admission.admitLocked(t, sessionLane, newSession, kind, load, address, place, now)) {
                 d.putLocked(t, lane, load, address, place, now);
+            } else if (load != null && !guaranteed && lines.refusedLocked(load, place == Dispatcher.Place.LINE, now)) {
+                ready = d.dispatchLocked(ready, now);
             }
+            fast.leaseLocked(lane);
         } finally {
             lock.unlock();
         }
@@ -303,8 +300,9 @@ final class Scheduler {
         Ticket ready;
         lock.lock();
         try {
+            fast.settleLocked();
             if (t.state != State.RUNNING || t.stream || streamsFullLocked(t.anonymousStream)) {
-                return false;
+                return false; // nothing changed: leased again below
             }
             Lane lane = t.lane.current();
             t.lane = lane;
@@ -313,6 +311,7 @@ final class Scheduler {
             streams.openedLocked(t, lane);
             ready = d.dispatchLocked(null, now);
         } finally {
+            fast.leaseLocked(null);
             lock.unlock();
         }
         notifyAll(ready);
@@ -331,7 +330,7 @@ final class Scheduler {
      * @param declined the container declined the request (it was not served by the application)
      */
     void finish(Ticket t, long bytes, boolean declined) {
-        if (t.state != State.RUNNING && t.state != State.PARKED) {
+        if (t.state != State.RUNNING && t.state != State.PARKED || !declined && fast.complete(t, bytes)) {
             return;
         }
         Lane lane = t.lane;
@@ -341,6 +340,7 @@ final class Scheduler {
         Ticket ready = null;
         lock.lock();
         try {
+            fast.settleLocked();
             if (now == NO_TIME && (d.parked > 0 || lines.lined > 0)) {
                 // a request came to wait meanwhile: the dispatch (and a session's line moving on) needs the time
                 now = clock.nanoTime();
@@ -348,16 +348,14 @@ final class Scheduler {
             if (endLocked(t, bytes, declined, now)) {
                 ready = d.dispatchLocked(null, now);
             }
+            fast.leaseLocked(null);
         } finally {
             lock.unlock();
         }
         notifyAll(ready);
     }
 
-    /**
-     * {@link #finish} under the lock, at {@code now} (or NO_TIME); returns whether a permit or a place came free. Apart
-     * from it, as the completion's counting is, so that each stays under the JIT's limit for hot methods and inlines.
-     */
+    /** {@link #finish} under the lock, at {@code now} (or NO_TIME): whether a permit or a place came free. Apart: it inlines. */
     private boolean endLocked(Ticket t, long bytes, boolean declined, long now) {
         // read again under the lock: a reload may have moved the ticket (parked) or removed its class (running: the
         // default class took its requests, and this permit)
@@ -372,16 +370,19 @@ final class Scheduler {
         if (t.state == State.PARKED && !t.inLine) {
             d.unlinkLocked(t, lane);
         }
-        lines.endedLocked(t, t.state == State.RUNNING && !declined, now);
         if (t.state == State.RUNNING) {
+            if (!t.endRunning(declined ? State.DECLINED : State.COMPLETED)) {
+                return false; // the fast path ended it meanwhile, and gives its permit back itself
+            }
+            lines.endedLocked(t, !declined, now);
             d.releaseLocked(lane);
             if (declined) {
-                t.state = State.DECLINED;
                 lane.declined++;
             } else {
                 completedLocked(t, lane, bytes, now);
             }
         } else if (t.state == State.PARKED) {
+            lines.endedLocked(t, false, now);
             t.claimNotification();
             t.state = State.CANCELLED;
             lane.cancelled++;
@@ -391,20 +392,12 @@ final class Scheduler {
         return true;
     }
 
-    /** Counts RUNNING ticket {@code t} of {@code lane} COMPLETED, with its service time when {@code now} is a time. */
-    private void completedLocked(Ticket t, Lane lane, long bytes, long now) {
-        t.state = State.COMPLETED;
+    /** Counts ended ticket {@code t} of {@code lane} COMPLETED, with its service time when {@code now} is a time. */
+    void completedLocked(Ticket t, Lane lane, long bytes, long now) {
         lane.completed++;
         lane.completedByLevel[Math.min(t.level, lane.levels)]++;
         if (now != NO_TIME) {
-            long took = Math.max(0, now - t.timeNanos);
-            lane.serviceNanos += took;
-            lane.serviceTimed++;
-            routeNanos[t.route] += took;
-            routeTimed[t.route]++;
-            serviceEwmaNanos = serviceEwmaNanos == 0 ? took : serviceEwmaNanos + (took - serviceEwmaNanos) / 32;
-            double mean = routeServiceNanos[t.route];
-            routeServiceNanos[t.route] = mean == 0 ? took : mean + (took - mean) / 32;
+            times.timedLocked(t, lane, now);
         }
         if (bytes > 0) {
             lane.bytes += bytes;
@@ -422,7 +415,7 @@ final class Scheduler {
         Ticket ready = null;
         lock.lock();
         try {
-            if (t.state != State.PARKED) {
+            if (t.state != State.PARKED) { // no lease while a ticket waits: nothing to settle
                 return false;
             }
             Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
@@ -455,7 +448,9 @@ final class Scheduler {
         int[] count = new int[1];
         lock.lock();
         try {
+            fast.settleLocked();
             ready = d.expireOverdueLocked(now, count, rejections);
+            fast.leaseLocked(null);
         } finally {
             lock.unlock();
         }
@@ -475,9 +470,11 @@ final class Scheduler {
         long now = clock.nanoTime();
         lock.lock();
         try {
+            fast.settleLocked();
             applied = clampLocked(proposed, source);
             applyLocked(applied, now);
             ready = d.dispatchLocked(null, now);
+            fast.leaseLocked(null);
         } finally {
             lock.unlock();
         }
@@ -509,6 +506,7 @@ final class Scheduler {
         long now = clock.nanoTime();
         lock.lock();
         try {
+            fast.settleLocked();
             Lane[] fresh = LaneMigration.lanes(lanes, next, d.guaranteedHead, d.policy);
             initial = LaneMigration.keepLive(initial, settings, regime, next);
             takePolicyLocked(next, fresh);
@@ -519,6 +517,7 @@ final class Scheduler {
             lines.moveAllOnLocked(lanes, now);
             ready = d.expireOverdueLocked(now, null, rejections);
             ready = d.dispatchLocked(ready, now);
+            fast.leaseLocked(null);
         } finally {
             lock.unlock();
         }
@@ -564,7 +563,7 @@ final class Scheduler {
      * Calls the listeners of a chain of tickets that left their queues; outside the lock. A listener that
      * throws is logged and does not keep the others of the chain from being told.
      */
-    private static void notifyAll(Ticket ready) {
+    static void notifyAll(Ticket ready) {
         while (ready != null) {
             Ticket next = ready.readyNext;
             ready.readyNext = null;
@@ -582,15 +581,17 @@ final class Scheduler {
         long now = clock.nanoTime();
         lock.lock();
         try {
+            fast.settleLocked();
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
                 stats.add(l.stats(settings.get(l.index)));
             }
             // the records copy the arrays they are given
             return new EngineSnapshot(d.scheduling, d.maxExecuting, d.executing, d.parked, stats, sessions, settings, now,
-                    new EngineSnapshot.Routes(routeTimed, routeNanos), regime.buckets.stats(now),
+                    new EngineSnapshot.Routes(times.routeTimed, times.routeNanos), regime.buckets.stats(now),
                     regime.hosts.stats(), exempted.sum(), streams.open);
         } finally {
+            fast.leaseLocked(null);
             lock.unlock();
         }
     }

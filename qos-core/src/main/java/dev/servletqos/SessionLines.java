@@ -14,8 +14,8 @@ import dev.servletqos.Ticket.State;
 final class SessionLines {
 
     private final Scheduler scheduler;
-    /** {@code admission.max-per-session}; 0 = no limit. */
-    private int maxPerSession;
+    /** {@code admission.max-per-session}; 0 = no limit. Read without the lock by the fast path. */
+    private volatile int maxPerSession;
     /** Requests waiting in their sessions' lines, all classes (not in the scheduler's queued count). */
     int lined;
     /** Requests ever moved from a session's line to their class's queue: tells a caller to dispatch. */
@@ -30,12 +30,32 @@ final class SessionLines {
         this.maxPerSession = maxPerSession;
     }
 
+    /** {@code admission.max-per-session} in force; 0 = no limit. Thread-safe. */
+    int maxPerSession() {
+        return maxPerSession;
+    }
+
     /**
-     * Whether a request of session {@code load} (null: none) waits in its session's line: the session has
-     * max-per-session requests in flight, or others in its line already.
+     * Whether a request of session {@code load} waits in its session's line: the session has max-per-session requests
+     * in flight, or others in its line already (then the line is marked, {@link SessionLoad#LINE}); else the request
+     * is counted in flight now ({@link SessionLoad#countOrLineLocked}). The caller undoes either if the request is
+     * refused ({@link #refusedLocked}).
      */
     boolean waitsLocked(SessionLoad load) {
-        return load != null && (load.lined > 0 || (maxPerSession > 0 && load.requests >= maxPerSession));
+        return !load.countOrLineLocked(maxPerSession);
+    }
+
+    /**
+     * A request placed for session {@code load} was refused: uncounted (its line moves on: returns whether, the caller
+     * dispatches), or, when it would have waited in the line ({@code lined}), the line's mark goes if the line is empty.
+     */
+    boolean refusedLocked(SessionLoad load, boolean lined, long now) {
+        if (lined) {
+            load.lineEmptiedLocked();
+            return false;
+        }
+        load.addLocked(-1);
+        return moveOnLocked(load, now);
     }
 
     /**
@@ -72,7 +92,7 @@ final class SessionLines {
         if (t.inLine) {
             unlineLocked(t, t.lane);
         } else {
-            load.requests--;
+            load.addLocked(-1);
         }
         t.load = null;
         if (load.renewing == t) {
@@ -142,6 +162,7 @@ final class SessionLines {
         t.inLine = false;
         lane.lined--;
         lined--;
+        load.lineEmptiedLocked();
     }
 
     /**
@@ -152,12 +173,12 @@ final class SessionLines {
      */
     private boolean moveOnLocked(SessionLoad load, long now) {
         boolean moved = false;
-        while (load.lineHead != null && (maxPerSession <= 0 || load.requests < maxPerSession)) {
+        while (load.lineHead != null && (maxPerSession <= 0 || load.requests() < maxPerSession)) {
             Ticket t = load.lineHead;
             Lane lane = t.lane;
+            load.addLocked(1); // counted before the line's mark may go: the fast path counts again after that
             unlineLocked(t, lane);
             t.load = load;
-            load.requests++;
             scheduler.dispatcher().queueByArrivalLocked(t, lane, now);
             moves++;
             moved = true;
@@ -213,8 +234,11 @@ final class SessionLines {
                 if (!found || k != load.lined) {
                     return "a session's line holds " + k + ", counts " + load.lined + (found ? "" : ", not " + t);
                 }
-                if (maxPerSession > 0 && load.requests < maxPerSession) {
-                    return "a session's line of " + k + " waits while it has " + load.requests + " of "
+                if (!load.lineSet()) {
+                    return "a session's line of " + k + " is not marked: the fast path would count past it";
+                }
+                if (maxPerSession > 0 && load.requests() < maxPerSession) {
+                    return "a session's line of " + k + " waits while it has " + load.requests() + " of "
                             + maxPerSession + " in flight";
                 }
             }

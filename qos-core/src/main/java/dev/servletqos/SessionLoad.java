@@ -1,16 +1,43 @@
 package dev.servletqos;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * One admitted session's requests in flight, for {@code admission.max-per-session}, and its cookie renewals: shared
- * by the session's entries in the session table (its cookie and its renewals). Guarded by the {@link Scheduler}'s lock.
+ * by the session's entries in the session table (its cookie and its renewals). Guarded by the {@link Scheduler}'s lock,
+ * but for {@link #count}, which the lock-free fast path ({@link FastPath}) changes too.
  *
- * <p>{@link #requests} are those executing or waiting in their class's queue: at most max-per-session (but after a
+ * <p>{@link #requests()} are those executing or waiting in their class's queue: at most max-per-session (but after a
  * reload lowered it). The session's further requests wait in its line, first come first served, holding no thread
  * (PARKED tickets like any waiting request): each time one of the counted requests ends, the line's first moves on
  * to its class's queue, in its place by arrival, and from there to a permit.
  */
 final class SessionLoad {
-    int requests;
+    /**
+     * Set in {@link #count} while the session's line holds a request (or the scheduler decides one joins it): the fast
+     * path then leaves the count alone, so that under the scheduler's lock it changes only there.
+     */
+    static final int LINE = 1 << 30;
+    /**
+     * One fast-path request counted but not yet started or given up ({@link #tryCount}, {@link #started}): the
+     * scheduler waits for none to be pending before it decides on the count, so that it never sees one that may go.
+     */
+    private static final int PENDING = 1 << 20;
+    private static final int PENDING_MASK = 0x3FF << 20;
+    private static final int REQUESTS = PENDING - 1;
+    private static final VarHandle COUNT;
+
+    static {
+        try {
+            COUNT = MethodHandles.lookup().findVarHandle(SessionLoad.class, "count", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The requests in flight, those of them pending, and {@link #LINE}; changed atomically only. */
+    private volatile int count;
     /** The session's line: its oldest waiting request, the newest, and how many (linked by Ticket.lineNext). */
     Ticket lineHead;
     Ticket lineTail;
@@ -21,4 +48,84 @@ final class SessionLoad {
     Ticket renewing;
     /** {@link #newestUntil} before the renewal that {@link #renewing} carries. */
     long newestBefore;
+
+    /** The session's requests executing or in their class's queue. */
+    int requests() {
+        return count & REQUESTS;
+    }
+
+    /** Whether {@link #LINE} is set. */
+    boolean lineSet() {
+        return (count & LINE) != 0;
+    }
+
+    /**
+     * Counts one more request in flight, pending, if the session has no line and fewer than {@code max} (0: no limit);
+     * the fast path's step, without the lock. The caller says next whether it started ({@link #started}).
+     */
+    boolean tryCount(int max) {
+        for (;;) {
+            int c = count;
+            if ((c & LINE) != 0 || (max > 0 && (c & REQUESTS) >= max) || (c & PENDING_MASK) == PENDING_MASK) {
+                return false;
+            }
+            if (COUNT.compareAndSet(this, c, c + 1 + PENDING)) {
+                return true;
+            }
+        }
+    }
+
+    /** The pending request of {@link #tryCount} started (it stays counted), or not (it is uncounted). */
+    void started(boolean started) {
+        COUNT.getAndAdd(this, started ? -PENDING : -PENDING - 1);
+    }
+
+    /** Counts one request fewer if the session has no line; the fast path's step, without the lock. */
+    boolean tryUncount() {
+        for (;;) {
+            int c = count;
+            if ((c & LINE) != 0) {
+                return false;
+            }
+            if (COUNT.compareAndSet(this, c, c - 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Under the scheduler's lock: counts the request in flight (true), or, when the session has a line or {@code max}
+     * (0: no limit) requests in flight, sets {@link #LINE} (false: the request waits in the line). One CAS decides,
+     * so that the fast path's concurrent counting cannot slip between the check and the change.
+     */
+    boolean countOrLineLocked(int max) {
+        for (;;) {
+            int c = count;
+            if ((c & PENDING_MASK) != 0) {
+                // a fast-path request between its count and its permit: it finishes in a few steps (the lease it tries
+                // was settled), and counts or not; deciding before would count one that may go
+                Thread.onSpinWait();
+                continue;
+            }
+            if ((c & LINE) != 0 || lined > 0 || (max > 0 && (c & REQUESTS) >= max)) {
+                if (COUNT.compareAndSet(this, c, c | LINE)) {
+                    return false;
+                }
+            } else if (COUNT.compareAndSet(this, c, c + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Under the scheduler's lock: adds {@code delta} to the requests in flight (the fast path may count meanwhile). */
+    void addLocked(int delta) {
+        COUNT.getAndAdd(this, delta);
+    }
+
+    /** Under the scheduler's lock: clears {@link #LINE} once the line is empty. */
+    void lineEmptiedLocked() {
+        if (lined == 0) {
+            COUNT.getAndBitwiseAnd(this, ~LINE);
+        }
+    }
 }

@@ -58,10 +58,12 @@ public final class Ticket {
     }
 
     private static final VarHandle NOTIFIED;
+    private static final VarHandle STATE;
 
     static {
         try {
             NOTIFIED = MethodHandles.lookup().findVarHandle(Ticket.class, "notified", int.class);
+            STATE = MethodHandles.lookup().findVarHandle(Ticket.class, "state", State.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -85,7 +87,10 @@ public final class Ticket {
      */
     byte level;
 
-    /** Written under the scheduler's lock, read anywhere. */
+    /**
+     * Written under the scheduler's lock, read anywhere; a RUNNING ticket leaves RUNNING by {@link #endRunning} only
+     * (the fast path ends it without the lock).
+     */
     volatile State state;
     /** Queue links and times, guarded by the scheduler's lock. */
     Ticket prev;
@@ -345,6 +350,11 @@ public final class Ticket {
      */
     public boolean cancel() {
         return scheduler.remove(this, State.CANCELLED);
+    }
+
+    /** Ends a RUNNING ticket with {@code end} by one CAS: false if it was not RUNNING (someone else ended it). */
+    boolean endRunning(State end) {
+        return STATE.compareAndSet(this, State.RUNNING, end);
     }
 
     /** Takes the notification for the caller: the listener will not be called. Before the state changes. */

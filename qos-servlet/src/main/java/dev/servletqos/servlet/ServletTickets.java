@@ -155,9 +155,7 @@ public final class ServletTickets {
         boolean parking = ticket.state() == Ticket.State.PARKED;
         Marked marked = Marked.of(ticket.setCookieHeader(), parking ? forward : null);
         try {
-            setAttribute(request, Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
-            setAttribute(request, Attributes.LEVEL, ticket.level());
-            setAttribute(request, Attributes.LEVELS, ticket.levels());
+            label(request, ticket);
             if (parking) {
                 mark.accept(Marked.waiting(ticket.setCookieHeader(), forward, ticket, bytes));
                 if (ParkedRequest.park(waiting, ticket, resumable, request, bytes)) {
@@ -288,6 +286,24 @@ public final class ServletTickets {
         Object failed = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
         if (failed != failedBefore && failed instanceof Throwable t && !(t instanceof IOException)) {
             throw new IllegalStateException("servlet-qos: setting the request attribute " + name + " failed", t);
+        }
+    }
+
+    /**
+     * Sets the request attributes of the ticket's class and content level as {@link #setAttribute} does each, but
+     * reads the container's error attribute once before the three and once after them: on every request (issue 24).
+     *
+     * @throws IllegalStateException carrying an attribute listener's exception
+     */
+    static void label(HttpServletRequest request, Ticket ticket) {
+        Object failedBefore = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+        request.setAttribute(Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
+        request.setAttribute(Attributes.LEVEL, ticket.level());
+        request.setAttribute(Attributes.LEVELS, ticket.levels());
+        Object failed = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+        if (failed != failedBefore && failed instanceof Throwable t && !(t instanceof IOException)) {
+            throw new IllegalStateException("servlet-qos: setting the request attributes " + Responses.CLASS_ATTRIBUTE
+                    + ", " + Attributes.LEVEL + " and " + Attributes.LEVELS + " failed", t);
         }
     }
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The request path's JMH figures of two checkouts side by side, alternating (issue 24; docs/performance.md):
+#   qos-core/bench-ab.sh ROUNDS DIR_A DIR_B
+# Per round and checkout, in turn: an admitted session's and a stateless request, one thread (ns/op, B/op with
+# -prof gc); then the admitted session's throughput with one thread and with two, each its own session (ops/us,
+# -bm thrpt), and the ratio. Each checkout must be built first (never build inside a checkout others use: copy it):
+#   (cd DIR && ./mvnw -q -B -o -pl qos-core -am test-compile dependency:build-classpath \
+#        -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=test)
+# A checkout from before issue 24 has no two-thread benchmark: copy this one's
+# qos-core/src/test/java/dev/servletqos/bench/RequestPathBenchmark.java into it before building (test code only).
+# Logs and CSV in ${OUT:-/tmp/bench-ab}.
+set -euo pipefail
+rounds=$1; shift
+out=${OUT:-/tmp/bench-ab}
+mkdir -p "$out"
+params=(-p capacity=fixed -p level=full -p addressLimit=on)
+for r in $(seq 1 "$rounds"); do
+  for d in "$@"; do
+    name=$(basename "$d")
+    cp="$d/qos-core/target/test-classes:$d/qos-core/target/classes:$(cat "$d/qos-core/target/bench-classpath.txt")"
+    java -cp "$cp" org.openjdk.jmh.Main -prof gc -f 1 -wi 3 -i 5 -w 1 -r 1 "${params[@]}" \
+      'RequestPathBenchmark.(admittedSessionOneThread|statelessOneThread)' > "$out/$name-$r-time.log" 2>&1
+    java -cp "$cp" org.openjdk.jmh.Main -bm thrpt -tu us -f 1 -wi 3 -i 5 -w 1 -r 1 "${params[@]}" \
+      'RequestPathBenchmark.admittedSession(OneThread|TwoThreads)$' > "$out/$name-$r-thrpt.log" 2>&1
+    echo "round $r $name:"
+    grep -E "^RequestPath.*(OneThread|gc.alloc.rate.norm) " "$out/$name-$r-time.log" | awk '{print "  " $1, $(NF-3), $(NF-1), $NF}'
+    grep -E "^RequestPath.*admittedSession(OneThread|TwoThreads) " "$out/$name-$r-thrpt.log" \
+      | awk '{print "  " $1, $(NF-3), $(NF-1), $NF; v[NR]=$(NF-3)} END {if (NR == 2) printf "  two threads / one: %.2f\n", v[2] / v[1]}'
+  done
+done

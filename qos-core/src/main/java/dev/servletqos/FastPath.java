@@ -1,0 +1,301 @@
+package dev.servletqos;
+
+import dev.servletqos.Ticket.State;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The request path without the scheduler's lock (issue 24): an admitted session's request that finds a free permit and
+ * nobody waiting starts, and its completion gives the permit back, by a few CAS and no lock.
+ *
+ * <p>How: while nothing waits (no class queue, no guaranteed queue, no session's line), the scheduler leases one lane
+ * (the class of the last request it saw) the permits that lane could take one after another right now, as
+ * {@link Dispatcher}'s rules would give them (max-executing, the other classes' unused reserves, its own budget: the
+ * fast path never borrows). The lease is two or four words per lane ({@link Lane#fast}, each on a cache line of
+ * its own, a thread using the one of its id first, so that two threads do not write one line on every request): a bit
+ * saying it holds a share of the lease, the permits of the share still free, and the requests started and completed
+ * on it since the scheduler last counted them. A fast start takes a free permit of a share by CAS, a fast completion
+ * puts one back; the permits a lease holds (its requests running and its free permits, all shares) stay the same
+ * while it lasts, so every start it allows would be allowed under the lock too. A request's session counts it by CAS ({@link SessionLoad#tryCount}), pending until its
+ * permit is taken or not: the scheduler waits for no pending count before it decides on a session's count, so it
+ * never counts one that then goes.
+ *
+ * <p>Every operation under the scheduler's lock first settles ({@link #settleLocked}): it takes the word back by one
+ * atomic swap and counts what the fast path did into the lane's counters, so that it decides on the exact state, as
+ * before; the fast path's CAS fails from then on, and its requests take the lock. Before it releases the lock it leases
+ * again if nothing waits ({@link #leaseLocked}). Hence no lost wake-up: a permit given back by a fast completion is in
+ * the word, which the first request to wait takes back before it decides to wait; a completion after that fails its
+ * CAS and gives the permit back under the lock, where the dispatch sees the waiting request. The counters reconcile
+ * in every snapshot (a snapshot settles too), and a session's count never exceeds max-per-session (one CAS decides;
+ * its line is marked in the same word, {@link SessionLoad#LINE}, which stops the fast path for that session).
+ *
+ * <p>What takes the lock as before: new sessions, stateless requests, stream candidates, requests within a virtual
+ * server's guarantee, anything that waits, declined requests, completions at a content level below full, of a
+ * session with a line or a renewal not yet served. One completion in {@link Scheduler#SERVICE_SAMPLING} counts its
+ * service time under the lock after its permit went back without it, if the lock is free (else that sample is
+ * skipped).
+ */
+final class FastPath {
+
+    /**
+     * The shares of a lease, a power of two: 4, or 2 on a machine of fewer than 4 cores (every locked operation takes
+     * each share back by an atomic swap, so more shares cost the locked path more than the cores they would spare).
+     */
+    static final int STRIPES = Runtime.getRuntime().availableProcessors() >= 4 ? 4 : 2;
+    /** Longs from one share's word to the next: 128 bytes, two cache lines. */
+    private static final int PAD = 16;
+    private static final long LEASED = 1L << 63;
+    /** The free permits of a share: 18 bits, above the ceiling of max-executing (100000). */
+    private static final long ROOM = (1L << 18) - 1;
+    /** Where the counts of started and completed requests are; 22 bits each. */
+    private static final int STARTED = 18;
+    private static final int COMPLETED = 40;
+    private static final long COUNT = (1L << 22) - 1;
+    private static final VarHandle FAST = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final Scheduler scheduler;
+    private final Dispatcher d;
+    private final SessionLines lines;
+    private final Clock clock;
+    /** The lane that holds the lease, or null; written under the lock. */
+    private volatile Lane leased;
+    /** The generation of the policy in force ({@link Regime}); written under the lock with the policy. */
+    int generation;
+    /** The lane leased last (kept while the lease is settled): leased again when nothing says otherwise. */
+    private Lane home;
+
+    FastPath(Scheduler scheduler, Dispatcher d, SessionLines lines, Clock clock) {
+        this.scheduler = scheduler;
+        this.d = d;
+        this.lines = lines;
+        this.clock = clock;
+    }
+
+    /** The key of class {@code index} of policy generation {@code generation} ({@link Lane#leaseKey}). */
+    static long key(int generation, int index) {
+        return ((long) generation << 32) | (index & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * Enters a request ({@link Entry}'s values) without the lock if it may: its ticket, RUNNING; or null (take the
+     * lock).
+     */
+    Ticket enter(int classIndex, int generation, int route, int level, boolean newSession, SessionLoad load,
+                 int kind, VirtualServers.Host host, boolean guaranteed, long now) {
+        Lane lane = leased;
+        if (lane == null || newSession || (kind & Entry.STREAM) != 0 || guaranteed
+                || lane.leaseKey != key(generation, classIndex)) {
+            return null;
+        }
+        if (load != null && !load.tryCount(lines.maxPerSession())) {
+            return null;
+        }
+        boolean started = tryStart(lane);
+        if (load != null) {
+            load.started(started);
+        }
+        if (!started) {
+            return null;
+        }
+        Ticket t = new Ticket(scheduler, now, route, level);
+        t.host = host;
+        t.lane = lane;
+        lane.lowerLevel(t);
+        t.timeNanos = now;
+        t.load = load;
+        t.state = State.RUNNING;
+        return t;
+    }
+
+    /**
+     * Completes RUNNING ticket {@code t} without the lock if it may; false: take the lock. {@code bytes}: the
+     * response's size, negative when unknown.
+     */
+    boolean complete(Ticket t, long bytes) {
+        Lane lane = t.lane;
+        if (lane == null || word(lane.fast, home()) >= 0 || t.state != State.RUNNING || t.candidate || t.guaranteed
+                || t.level != lane.levels) {
+            return false;
+        }
+        SessionLoad load = t.load;
+        if (load != null && (load.lineSet() || load.renewing == t)) {
+            return false;
+        }
+        if (!t.endRunning(State.COMPLETED)) {
+            return true; // ended meanwhile by another thread: nothing left to do, as for any ended ticket
+        }
+        long before = release(lane);
+        if (before < 0) {
+            finishWithLock(t, bytes, false); // the lease was settled meanwhile: the permit goes back locked
+            return true;
+        }
+        if (load != null) {
+            if (load.tryUncount()) {
+                t.load = null;
+            } else {
+                finishWithLock(t, bytes, true); // its line was marked meanwhile: it moves on, locked
+            }
+        }
+        if (bytes > 0) {
+            lane.fastBytes.add(bytes);
+        }
+        if ((before & (Scheduler.SERVICE_SAMPLING - 1)) == 0) {
+            // its service time is counted under the lock, if it is free: a sample is skipped rather than waited for,
+            // so that a completion never waits for the lock (nor for the requests that hold it)
+            long now = clock.nanoTime();
+            if (scheduler.lock.tryLock()) {
+                try {
+                    scheduler.times.timedLocked(t, lane.current(), now);
+                } finally {
+                    scheduler.lock.unlock();
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The rest of a completion the fast path claimed (COMPLETED) that needs the lock after all: its permit goes back
+     * here when the lease was settled before ({@code released} false), and its session counts it no more (its line
+     * moves on); then waiting requests are dispatched.
+     */
+    private void finishWithLock(Ticket t, long bytes, boolean released) {
+        long now = clock.nanoTime();
+        Ticket ready = null;
+        scheduler.lock.lock();
+        try {
+            settleLocked();
+            Lane lane = t.lane.current();
+            t.lane = lane;
+            boolean moved = lines.endedLocked(t, true, now);
+            if (!released) {
+                d.releaseLocked(lane);
+                scheduler.completedLocked(t, lane, bytes, now);
+            }
+            if (moved || !released) {
+                ready = d.dispatchLocked(null, now);
+            }
+            leaseLocked(null);
+        } finally {
+            scheduler.lock.unlock();
+        }
+        Scheduler.notifyAll(ready);
+    }
+
+    /** Where the current thread's share is in a lane's words ({@link Lane#fast}). */
+    private static int home() {
+        return (int) Thread.currentThread().getId() & (STRIPES - 1);
+    }
+
+    private static int index(int share) {
+        return (share + 1) * PAD; // away from the array's header too
+    }
+
+    private static long word(long[] words, int share) {
+        return (long) FAST.getVolatile(words, index(share));
+    }
+
+    /** A new lane's words ({@link Lane#fast}): no lease. */
+    static long[] words() {
+        return new long[(STRIPES + 1) * PAD];
+    }
+
+    /** Takes a free permit of {@code lane}'s lease, its thread's share first: false when none is free, or no lease. */
+    private static boolean tryStart(Lane lane) {
+        long[] words = lane.fast;
+        int home = home();
+        for (int k = 0; k < STRIPES; k++) {
+            int i = index((home + k) & (STRIPES - 1));
+            for (;;) {
+                long w = (long) FAST.getVolatile(words, i);
+                if (w >= 0) {
+                    return false; // no lease (the shares are settled together)
+                }
+                if ((w & ROOM) == 0 || (w >>> STARTED & COUNT) == COUNT) {
+                    break; // none free here: the next share
+                }
+                if (FAST.compareAndSet(words, i, w, w - 1 + (1L << STARTED))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Gives a permit back to {@code lane}'s lease, into its thread's share: the lane's completions before this one
+     * as far as this share knows them (so that about one in {@link Scheduler#SERVICE_SAMPLING} is timed, and exactly
+     * so on one thread), or -1 when it holds no lease.
+     */
+    private static long release(Lane lane) {
+        long[] words = lane.fast;
+        int i = index(home());
+        for (;;) {
+            long w = (long) FAST.getVolatile(words, i);
+            if (w >= 0 || (w >>> COMPLETED & COUNT) == COUNT) {
+                return -1;
+            }
+            // the lane's count is the one the lease was taken with (written before it): no settle since, or the CAS fails
+            long before = lane.completed + (w >>> COMPLETED & COUNT);
+            if (FAST.compareAndSet(words, i, w, w + 1 + (1L << COMPLETED))) {
+                return before;
+            }
+        }
+    }
+
+    /**
+     * Takes the lease back, if a lane holds one, and counts what the fast path did under it into the lane's and the
+     * dispatcher's counters; from here the fast path takes the lock. Under the lock, first of every operation.
+     */
+    void settleLocked() {
+        Lane lane = leased;
+        if (lane == null) {
+            return;
+        }
+        leased = null;
+        int started = 0;
+        int completed = 0;
+        for (int k = 0; k < STRIPES; k++) {
+            long w = (long) FAST.getAndSet(lane.fast, index(k), 0L);
+            started += (int) (w >>> STARTED & COUNT);
+            completed += (int) (w >>> COMPLETED & COUNT);
+        }
+        lane.entered += started;
+        lane.grants += started;
+        lane.waitBuckets[0] += started;
+        for (int i = 0; i < started; i++) {
+            d.policy.granted(lane);
+        }
+        lane.completed += completed;
+        lane.completedByLevel[lane.levels] += completed; // the fast path completes at full content only
+        lane.executing += started - completed;
+        d.executing += started - completed;
+    }
+
+    /**
+     * Leases {@code preferred} (null: the lane leased last) the permits it could take now, when nothing waits; under
+     * the lock, last of every operation (after {@link #settleLocked}).
+     */
+    void leaseLocked(Lane preferred) {
+        Lane lane = preferred != null ? preferred : home;
+        if (lane == null || d.parked != 0 || lines.lined != 0) {
+            return;
+        }
+        lane = lane.current();
+        // its own budget too: a fast start never borrows (a borrowed grant is counted as such, under the lock)
+        int room = Math.min(d.maxExecuting - d.executing - d.reservedFor(lane), lane.budget - lane.executing);
+        if (room < 0) {
+            return; // above a limit lowered meanwhile: nothing starts until enough requests end
+        }
+        home = lane;
+        long key = key(generation, lane.index);
+        if (lane.leaseKey != key) {
+            lane.leaseKey = key;
+        }
+        for (int k = 0; k < STRIPES; k++) {
+            // published by the volatile write of leased below (and a CAS that reads it early is just as right)
+            FAST.setRelease(lane.fast, index(k), LEASED | (room / STRIPES + (k < room % STRIPES ? 1 : 0)));
+        }
+        leased = lane;
+    }
+}
