@@ -162,6 +162,8 @@ class EngineStressTest {
         final LongAdder refusedChanges = new LongAdder();
         /** The requests the samples saw waiting in sessions' lines, summed. */
         final LongAdder linedSeen = new LongAdder();
+        /** Requests refused by admission.max-queued-per-address, as enter returned them. */
+        final LongAdder addressRefused = new LongAdder();
 
         Run(Scheduling scheduling) {
             boolean borrowing = scheduling == Scheduling.WEIGHTED || scheduling == Scheduling.SHARED_CAPACITY;
@@ -200,6 +202,12 @@ class EngineStressTest {
             stop.set(true);
         }
 
+        /** Whether the run has done what the checks after it look for (cheap: sums of counters). */
+        boolean exercised() {
+            return samples.sum() >= 10 && changes.sum() >= 10 && parked.sum() >= 100 && linedSeen.sum() > 0
+                    && addressRefused.sum() > 0;
+        }
+
         void outcome(Ticket t, State s) {
             seen[policy.classIndex(t.serviceClass())][s.ordinal()].increment();
         }
@@ -208,12 +216,18 @@ class EngineStressTest {
             CountDownLatch start = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             long deadline = System.nanoTime() + millis * 1_000_000L;
+            // past the time asked for, the run goes on until it has exercised what the assertions below need (on a
+            // busy machine 1.5 s was too little for a queue to fill half way, where the per-address share binds),
+            // but not for more than a minute
+            long last = deadline + 60_000_000_000L;
+            long began = System.nanoTime();
             for (int i = 0; i < THREADS; i++) {
                 SplittableRandom random = new SplittableRandom(31L * i + policy.scheduling().ordinal());
                 Thread thread = new Thread(() -> {
                     try {
                         start.await();
-                        while (!stop.get() && System.nanoTime() - deadline < 0) {
+                        while (!stop.get() && (System.nanoTime() - deadline < 0 || !exercised())
+                                && System.nanoTime() - last < 0) {
                             step(random);
                         }
                     } catch (Throwable e) {
@@ -228,6 +242,7 @@ class EngineStressTest {
             for (Thread t : threads) {
                 t.join();
             }
+            long ran = (System.nanoTime() - began) / 1_000_000;
             assertTrue(failures.isEmpty(), failures.size() + " failures, the first: " + failures.peek());
             drain();
             assertTrue(failures.isEmpty(), failures.size() + " failures while draining, the first: " + failures.peek());
@@ -249,7 +264,7 @@ class EngineStressTest {
                 enteredAll += c.entered();
             }
             System.out.printf("EngineStressTest %s: %d ms, %d requests (%d waited), %d settings changes (%d refused),"
-                    + " %d samples (%d requests seen in sessions' lines)%n", policy.scheduling(), millis, enteredAll,
+                    + " %d samples (%d requests seen in sessions' lines)%n", policy.scheduling(), ran, enteredAll,
                     parked.sum(), changes.sum(), refusedChanges.sum(), samples.sum(), linedSeen.sum());
             // the run must have exercised what it claims to, or it proves nothing
             assertTrue(samples.sum() >= 10 && changes.sum() >= 10 && parked.sum() >= 100,
@@ -346,6 +361,9 @@ class EngineStressTest {
                         fail(t + ": a refusal carries an admission cookie");
                     }
                     outcome(t, State.REJECTED);
+                    if (t.rejection().reason() == Rejection.Reason.ADDRESS_LIMIT) {
+                        addressRefused.increment();
+                    }
                 }
                 default -> fail(t + ": enter returned " + t.state());
             }
