@@ -17,8 +17,9 @@ import java.lang.invoke.VarHandle;
  * on it since the scheduler last counted them. A fast start takes a free permit of a share by CAS, a fast completion
  * puts one back; the permits a lease holds (its requests running and its free permits, all shares) stay the same
  * while it lasts, so every start it allows would be allowed under the lock too. A request's session counts it by CAS ({@link SessionLoad#tryCount}), pending until its
- * permit is taken or not: the scheduler waits for no pending count before it decides on a session's count, so it
- * never counts one that then goes.
+ * permit is taken or not, and a completion marks it ending ({@link SessionLoad#tryEnd}), pending until its permit is
+ * back: the scheduler waits for no pending count before it decides on a session's count, so it never counts one that
+ * then goes, nor lines a request behind one whose permit is free.
  *
  * <p>Every operation under the scheduler's lock first settles ({@link #settleLocked}): it takes the word back by one
  * atomic swap and counts what the fast path did into the lane's counters, so that it decides on the exact state, as
@@ -124,18 +125,23 @@ final class FastPath {
         if (!t.endRunning(State.COMPLETED)) {
             return true; // ended meanwhile by another thread: nothing left to do, as for any ended ticket
         }
-        long before = release(lane);
-        if (before < 0) {
-            finishWithLock(t, bytes, false); // the lease was settled meanwhile: the permit goes back locked
+        // its session marks it ending before its permit goes back, and uncounts it in the same step as it clears the
+        // mark: a request of the session that takes the lock meanwhile waits for the mark to go, so that it is never
+        // put in the session's line behind a request whose permit is free already (where it would wait while a
+        // newcomer of another session takes that permit)
+        if (load != null && !load.tryEnd()) {
+            finishWithLock(t, bytes); // its line was marked meanwhile: the permit goes back locked, the line moves on
             return true;
         }
+        long before = release(lane);
         if (load != null) {
-            if (load.tryUncount()) {
-                t.load = null;
-            } else {
-                finishWithLock(t, bytes, true); // its line was marked meanwhile: it moves on, locked
-            }
+            load.ended(before >= 0);
         }
+        if (before < 0) {
+            finishWithLock(t, bytes); // the lease was settled meanwhile: the permit goes back locked
+            return true;
+        }
+        t.load = null;
         if (bytes > 0) {
             lane.fastBytes.add(bytes);
         }
@@ -155,26 +161,22 @@ final class FastPath {
     }
 
     /**
-     * The rest of a completion the fast path claimed (COMPLETED) that needs the lock after all: its permit goes back
-     * here when the lease was settled before ({@code released} false), and its session counts it no more (its line
-     * moves on); then waiting requests are dispatched.
+     * The rest of a completion the fast path claimed (COMPLETED) that needs the lock after all (the lease was settled,
+     * or its session's line marked, before its permit went back): its permit goes back here, and its session counts it
+     * no more (its line moves on); then waiting requests are dispatched.
      */
-    private void finishWithLock(Ticket t, long bytes, boolean released) {
+    private void finishWithLock(Ticket t, long bytes) {
         long now = clock.nanoTime();
-        Ticket ready = null;
+        Ticket ready;
         scheduler.lock.lock();
         try {
             settleLocked();
             Lane lane = t.lane.current();
             t.lane = lane;
-            boolean moved = lines.endedLocked(t, true, now);
-            if (!released) {
-                d.releaseLocked(lane);
-                scheduler.completedLocked(t, lane, bytes, now);
-            }
-            if (moved || !released) {
-                ready = d.dispatchLocked(null, now);
-            }
+            lines.endedLocked(t, true, now);
+            d.releaseLocked(lane);
+            scheduler.completedLocked(t, lane, bytes, now);
+            ready = d.dispatchLocked(null, now);
             leaseLocked(null);
         } finally {
             scheduler.lock.unlock();

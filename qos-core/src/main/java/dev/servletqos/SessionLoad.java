@@ -20,8 +20,9 @@ final class SessionLoad {
      */
     static final int LINE = 1 << 30;
     /**
-     * One fast-path request counted but not yet started or given up ({@link #tryCount}, {@link #started}): the
-     * scheduler waits for none to be pending before it decides on the count, so that it never sees one that may go.
+     * One fast-path request counted but not yet started or given up ({@link #tryCount}, {@link #started}), or ending
+     * but not yet uncounted ({@link #tryEnd}, {@link #ended}): the scheduler waits for none to be pending before it
+     * decides on the count, so that it never sees one that may go.
      */
     private static final int PENDING = 1 << 20;
     private static final int PENDING_MASK = 0x3FF << 20;
@@ -80,17 +81,25 @@ final class SessionLoad {
         COUNT.getAndAdd(this, started ? -PENDING : -PENDING - 1);
     }
 
-    /** Counts one request fewer if the session has no line; the fast path's step, without the lock. */
-    boolean tryUncount() {
+    /**
+     * Marks one counted request ending, pending, if the session has no line: the fast path's step before it gives the
+     * request's permit back; the caller says next whether it did ({@link #ended}). Without the lock.
+     */
+    boolean tryEnd() {
         for (;;) {
             int c = count;
-            if ((c & LINE) != 0) {
+            if ((c & LINE) != 0 || (c & PENDING_MASK) == PENDING_MASK) {
                 return false;
             }
-            if (COUNT.compareAndSet(this, c, c - 1)) {
+            if (COUNT.compareAndSet(this, c, c + PENDING)) {
                 return true;
             }
         }
+    }
+
+    /** The ending request of {@link #tryEnd} gave its permit back (it is uncounted), or not (it stays counted). */
+    void ended(boolean released) {
+        COUNT.getAndAdd(this, released ? -PENDING - 1 : -PENDING);
     }
 
     /**
@@ -102,8 +111,9 @@ final class SessionLoad {
         for (;;) {
             int c = count;
             if ((c & PENDING_MASK) != 0) {
-                // a fast-path request between its count and its permit: it finishes in a few steps (the lease it tries
-                // was settled), and counts or not; deciding before would count one that may go
+                // a fast-path request between its count and its permit, or between giving its permit back and its
+                // uncount: it finishes in a few steps (the lease it tries was settled), and counts or not; deciding
+                // before would count one that may go (or line a request behind one that gave its permit back already)
                 Thread.onSpinWait();
                 continue;
             }

@@ -90,7 +90,12 @@ public class FastPathLincheckTest {
         Tracked(Ticket ticket) {
             this.ticket = ticket;
             State s = ticket.state();
-            this.parked = s == State.PARKED || s == State.EXPIRED;
+            // queuedNanos is set (under the lock, before the grant's volatile write of the state) only for a ticket
+            // that joined a queue: one that waited in its session's line and was granted by another thread's
+            // completion before this read is RUNNING now, but it waited. Reported as RUNNING, no sequential order had
+            // it run at once (its session's line held a request ahead of it in the model), as in
+            // SchedulerLincheckTest; a fast-path ticket never joins a queue
+            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.queuedNanos != 0;
         }
 
         @Override
