@@ -78,13 +78,18 @@ final class QosAdapterConfigurations {
         return Binder.get(context.getEnvironment()).bind("servlet-qos.adapter", Adapter.class).orElse(Adapter.AUTO);
     }
 
+    /** Matches when {@code servlet-qos.adapter} is auto or {@code wanted}. */
+    private static ConditionOutcome autoOr(ConditionContext context, Adapter wanted) {
+        Adapter a = adapter(context);
+        return a == Adapter.AUTO || a == wanted ? ConditionOutcome.match("servlet-qos.adapter = " + a)
+                : ConditionOutcome.noMatch("servlet-qos.adapter = " + a);
+    }
+
     /** The valve on Tomcat: {@code servlet-qos.adapter} auto or valve. */
     static final class OnValve extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Adapter a = adapter(context);
-            return a == Adapter.AUTO || a == Adapter.VALVE ? ConditionOutcome.match("servlet-qos.adapter = " + a)
-                    : ConditionOutcome.noMatch("servlet-qos.adapter = " + a);
+            return autoOr(context, Adapter.VALVE);
         }
     }
 
@@ -92,9 +97,7 @@ final class QosAdapterConfigurations {
     static final class OnHandler extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Adapter a = adapter(context);
-            return a == Adapter.AUTO || a == Adapter.HANDLER ? ConditionOutcome.match("servlet-qos.adapter = " + a)
-                    : ConditionOutcome.noMatch("servlet-qos.adapter = " + a);
+            return autoOr(context, Adapter.HANDLER);
         }
     }
 
