@@ -10,7 +10,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
@@ -58,68 +57,21 @@ public class FastPathLincheckTest {
             admission.max-per-session = 1
             """.getBytes(StandardCharsets.UTF_8)), "lincheck-fast", Map.of());
     private static final Duration PAST_MAX_WAIT = Duration.ofSeconds(11);
-    private static final int THREAD_SLOTS = 8;
 
     private final FakeClock clock = new FakeClock();
     private final Scheduler scheduler = new Scheduler(Regime.first(POLICY, null), QosEngine.initialSettings(POLICY),
             clock);
     private final SessionLoad shared = new SessionLoad();
     private final long arrival = clock.nanoTime();
-    private final List<List<Tracked>> tickets = new ArrayList<>();
+    private final LincheckTickets tickets = new LincheckTickets();
 
     public FastPathLincheckTest() {
-        for (int i = 0; i < THREAD_SLOTS; i++) {
-            tickets.add(new ArrayList<>());
-        }
         // one request through the lock first, as a server's first: it leases the fast path to basic
         scheduler.enter(entry(1, null), arrival).complete();
     }
 
     private static Entry entry(int c, SessionLoad load) {
         return new Entry(c, c, 0, 0, 1, false, load, null, Entry.CREDENTIAL, null, false);
-    }
-
-    private static final class Tracked implements Ticket.Listener {
-        final Ticket ticket;
-        final boolean parked;
-        final AtomicInteger granted = new AtomicInteger();
-        final AtomicInteger expired = new AtomicInteger();
-        volatile boolean endedByAdapter;
-        volatile boolean completedUntold;
-
-        Tracked(Ticket ticket) {
-            this.ticket = ticket;
-            State s = ticket.state();
-            // queuedNanos is set (under the lock, before the grant's volatile write of the state) only for a ticket
-            // that joined a queue: one that waited in its session's line and was granted by another thread's
-            // completion before this read is RUNNING now, but it waited. Reported as RUNNING, no sequential order had
-            // it run at once (its session's line held a request ahead of it in the model), as in
-            // SchedulerLincheckTest; a fast-path ticket never joins a queue
-            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.queuedNanos != 0;
-        }
-
-        @Override
-        public void granted(Ticket t) {
-            granted.incrementAndGet();
-        }
-
-        @Override
-        public void expired(Ticket t) {
-            expired.incrementAndGet();
-        }
-    }
-
-    private static boolean open(State s) {
-        return s == State.RUNNING || s == State.PARKED;
-    }
-
-    private Tracked oldestOpen(int tid) {
-        for (Tracked t : tickets.get(tid)) {
-            if (open(t.ticket.state())) {
-                return t;
-            }
-        }
-        return null;
     }
 
     // entering is two operations, so that a third of the operations enter: the fast path then often has requests of
@@ -138,49 +90,17 @@ public class FastPathLincheckTest {
     private String enter(int tid, int c, boolean shared) {
         // a thread's own session has none of its other requests in flight: each enter is a new one
         Ticket t = scheduler.enter(entry(c, shared ? this.shared : new SessionLoad()), arrival);
-        Tracked tracked = new Tracked(t);
-        tickets.get(tid).add(tracked);
-        if (tracked.parked) {
-            t.await(tracked);
-        }
-        return tracked.parked ? "PARKED" : t.state() == State.REJECTED ? "REJECTED" : "RUNNING";
+        return tickets.entered(tid, t);
     }
 
     @Operation
     public String complete(@Param(name = "tid") int tid) {
-        for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
-            boolean wasParked = t.ticket.state() == State.PARKED;
-            boolean untold = t.parked && t.granted.get() == 0;
-            t.ticket.complete();
-            State after = t.ticket.state();
-            if (after == State.COMPLETED) {
-                t.completedUntold = untold;
-                return after.name();
-            }
-            if (after == State.CANCELLED) {
-                t.endedByAdapter = wasParked || t.endedByAdapter;
-                return after.name();
-            }
-        }
-        return "none";
+        return tickets.complete(tid);
     }
 
     @Operation
     public boolean cancel(@Param(name = "tid") int tid) {
-        return endWhileParked(tid, true);
-    }
-
-    private boolean endWhileParked(int tid, boolean cancel) {
-        for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
-            if (cancel ? t.ticket.cancel() : t.ticket.expire()) {
-                t.endedByAdapter = true;
-                return true;
-            }
-            if (open(t.ticket.state())) {
-                return false;
-            }
-        }
-        return false;
+        return tickets.endWhileParked(tid, true);
     }
 
     @Operation
@@ -201,34 +121,7 @@ public class FastPathLincheckTest {
 
     @Validate
     public void listenersToldOnce() {
-        for (List<Tracked> list : tickets) {
-            for (Tracked t : list) {
-                State s = t.ticket.state();
-                int told = t.granted.get() + t.expired.get();
-                if (!t.parked || t.endedByAdapter) {
-                    check(told == 0, "a listener told of what the adapter did itself", t);
-                } else if (t.completedUntold) {
-                    check(t.granted.get() <= 1 && t.expired.get() == 0, "a granted ticket's listener", t);
-                } else if (s == State.RUNNING || s == State.COMPLETED) {
-                    check(t.granted.get() == 1 && t.expired.get() == 0, "a granted ticket's listener", t);
-                } else if (s == State.EXPIRED) {
-                    check(t.expired.get() == 1 && t.granted.get() == 0, "an expired ticket's listener", t);
-                } else {
-                    check(told == 0, "a waiting ticket's listener", t);
-                }
-            }
-        }
-        for (ClassStats c : scheduler.snapshot(null).classes()) {
-            check(c.reconciles(), "counters reconcile: " + c, null);
-        }
-        Invariants.checkLines(scheduler, "after the run");
-    }
-
-    private static void check(boolean ok, String what, Tracked t) {
-        if (!ok) {
-            throw new IllegalStateException(what + (t == null ? "" : ": " + t.ticket + ", granted " + t.granted
-                    + ", expired " + t.expired + ", ended by the adapter " + t.endedByAdapter));
-        }
+        tickets.checkToldOnce(scheduler);
     }
 
     @Test
@@ -289,7 +182,7 @@ public class FastPathLincheckTest {
         private final List<List<Req>> tickets = new ArrayList<>();
 
         public Model() {
-            for (int i = 0; i < THREAD_SLOTS; i++) {
+            for (int i = 0; i < LincheckTickets.THREAD_SLOTS; i++) {
                 tickets.add(new ArrayList<>());
             }
         }
@@ -304,7 +197,7 @@ public class FastPathLincheckTest {
 
         private Req oldestOpen(int tid) {
             for (Req r : tickets.get(tid)) {
-                if (open(r.state)) {
+                if (LincheckTickets.open(r.state)) {
                     return r;
                 }
             }

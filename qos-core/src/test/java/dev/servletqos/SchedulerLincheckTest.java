@@ -10,7 +10,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
@@ -67,8 +66,6 @@ public class SchedulerLincheckTest {
             admission.max-per-session = 1
             """.getBytes(StandardCharsets.UTF_8)), "lincheck", Map.of());
     private static final Duration PAST_MAX_WAIT = Duration.ofSeconds(11);
-    /** Lincheck's thread ids: the parallel threads and the init and post parts. */
-    private static final int THREAD_SLOTS = 8;
 
     private final FakeClock clock = new FakeClock();
     // the scheduler alone: no request is classified here, so its policy generation needs no classifier
@@ -78,109 +75,31 @@ public class SchedulerLincheckTest {
     private final SessionLoad session = new SessionLoad();
     /** Every request's arrival, and the sweep's time: past every maximum wait. */
     private final long arrival = clock.nanoTime();
-    /** Each thread's tickets, oldest first; a list is touched by its own thread only. */
-    private final List<List<Tracked>> tickets = new ArrayList<>();
-
-    public SchedulerLincheckTest() {
-        for (int i = 0; i < THREAD_SLOTS; i++) {
-            tickets.add(new ArrayList<>());
-        }
-    }
-
-    /** A ticket and what its listener heard. */
-    private static final class Tracked implements Ticket.Listener {
-        final Ticket ticket;
-        final boolean parked;
-        final AtomicInteger granted = new AtomicInteger();
-        final AtomicInteger expired = new AtomicInteger();
-        /** The adapter ended it ({@code cancel()} or {@code expire()} returned true, or complete while parked). */
-        volatile boolean endedByAdapter;
-        /**
-         * Completed by its thread after the engine granted it but before its listener was told: the scheduler tells
-         * the listener after its lock, and the completion may overtake that (the listener then hears nothing).
-         */
-        volatile boolean completedUntold;
-
-        Tracked(Ticket ticket) {
-            this.ticket = ticket;
-            State s = ticket.state();
-            // queuedNanos is set (under the lock, before the grant's volatile write of the state) only for a ticket
-            // that joined a queue: one that waited in its session's line and was granted by another thread before
-            // this read is RUNNING now, but it waited. Reported as RUNNING, no sequential order had it run at once
-            // (its session's line held a request ahead of it in the model), and the stress mode failed about once
-            // in 300 scenarios
-            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.queuedNanos != 0;
-        }
-
-        @Override
-        public void granted(Ticket t) {
-            granted.incrementAndGet();
-        }
-
-        @Override
-        public void expired(Ticket t) {
-            expired.incrementAndGet();
-        }
-    }
-
-    private static boolean open(State s) {
-        return s == State.RUNNING || s == State.PARKED;
-    }
-
-    private Tracked oldestOpen(int tid) {
-        for (Tracked t : tickets.get(tid)) {
-            if (open(t.ticket.state())) {
-                return t;
-            }
-        }
-        return null;
-    }
+    /** Each thread's tickets, and what their listeners heard. */
+    private final LincheckTickets tickets = new LincheckTickets();
 
     @Operation
     public String enter(@Param(name = "tid") int tid, boolean premium, boolean inSession) {
         int c = premium ? 0 : 1;
         Ticket t = scheduler.enter(new Entry(c, c, 0, 0, 1, false, inSession ? session : null, null, Entry.STREAM,
                 null, false), arrival);
-        Tracked tracked = new Tracked(t);
-        tickets.get(tid).add(tracked);
-        if (tracked.parked) {
-            t.await(tracked);
-        }
-        // Read after the scheduler's lock: a ticket that waited may have been granted meanwhile or expired by a sweep
-        // (then it waited: see Tracked).
-        return tracked.parked ? "PARKED" : t.state() == State.REJECTED ? "REJECTED" : "RUNNING";
+        return tickets.entered(tid, t);
     }
 
-    // Each operation acts on the thread's oldest open ticket. Another thread's sweep may end that ticket between the
-    // look-up and the action (which then does nothing): at the linearization point it was not open any more, so the
-    // operation goes on to the next one.
+    // each operation acts on the thread's oldest open ticket (LincheckTickets)
 
     @Operation
     public String complete(@Param(name = "tid") int tid) {
-        for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
-            boolean wasParked = t.ticket.state() == State.PARKED;
-            boolean untold = t.parked && t.granted.get() == 0;
-            t.ticket.complete();
-            State after = t.ticket.state();
-            if (after == State.COMPLETED) {
-                t.completedUntold = untold;
-                return after.name();
-            }
-            if (after == State.CANCELLED) {
-                t.endedByAdapter = wasParked || t.endedByAdapter;
-                return after.name();
-            }
-        }
-        return "none";
+        return tickets.complete(tid);
     }
 
     @Operation
     public boolean detach(@Param(name = "tid") int tid) {
-        for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
+        for (LincheckTickets.Tracked t = tickets.oldestOpen(tid); t != null; t = tickets.oldestOpen(tid)) {
             if (t.ticket.detach()) {
                 return true;
             }
-            if (open(t.ticket.state())) {
+            if (LincheckTickets.open(t.ticket.state())) {
                 return false; // it waits, or is a stream already
             }
         }
@@ -189,25 +108,12 @@ public class SchedulerLincheckTest {
 
     @Operation
     public boolean cancel(@Param(name = "tid") int tid) {
-        return endWhileParked(tid, true);
+        return tickets.endWhileParked(tid, true);
     }
 
     @Operation
     public boolean expire(@Param(name = "tid") int tid) {
-        return endWhileParked(tid, false);
-    }
-
-    private boolean endWhileParked(int tid, boolean cancel) {
-        for (Tracked t = oldestOpen(tid); t != null; t = oldestOpen(tid)) {
-            if (cancel ? t.ticket.cancel() : t.ticket.expire()) {
-                t.endedByAdapter = true;
-                return true;
-            }
-            if (open(t.ticket.state())) {
-                return false; // it runs
-            }
-        }
-        return false;
+        return tickets.endWhileParked(tid, false);
     }
 
     @Operation
@@ -217,34 +123,7 @@ public class SchedulerLincheckTest {
 
     @Validate
     public void listenersToldOnce() {
-        for (List<Tracked> list : tickets) {
-            for (Tracked t : list) {
-                State s = t.ticket.state();
-                int told = t.granted.get() + t.expired.get();
-                if (!t.parked || t.endedByAdapter) {
-                    check(told == 0, "a listener told of what the adapter did itself", t);
-                } else if (t.completedUntold) {
-                    check(t.granted.get() <= 1 && t.expired.get() == 0, "a granted ticket's listener", t);
-                } else if (s == State.RUNNING || s == State.COMPLETED) {
-                    check(t.granted.get() == 1 && t.expired.get() == 0, "a granted ticket's listener", t);
-                } else if (s == State.EXPIRED) {
-                    check(t.expired.get() == 1 && t.granted.get() == 0, "an expired ticket's listener", t);
-                } else {
-                    check(told == 0, "a waiting ticket's listener", t);
-                }
-            }
-        }
-        for (ClassStats c : scheduler.snapshot(null).classes()) {
-            check(c.reconciles(), "counters reconcile: " + c, null);
-        }
-        Invariants.checkLines(scheduler, "after the run");
-    }
-
-    private static void check(boolean ok, String what, Tracked t) {
-        if (!ok) {
-            throw new IllegalStateException(what + (t == null ? "" : ": " + t.ticket + ", granted " + t.granted
-                    + ", expired " + t.expired + ", ended by the adapter " + t.endedByAdapter));
-        }
+        tickets.checkToldOnce(scheduler);
     }
 
     @Test
@@ -311,14 +190,14 @@ public class SchedulerLincheckTest {
         private final List<List<Req>> tickets = new ArrayList<>();
 
         public Model() {
-            for (int i = 0; i < THREAD_SLOTS; i++) {
+            for (int i = 0; i < LincheckTickets.THREAD_SLOTS; i++) {
                 tickets.add(new ArrayList<>());
             }
         }
 
         private Req oldestOpen(int tid) {
             for (Req r : tickets.get(tid)) {
-                if (open(r.state)) {
+                if (LincheckTickets.open(r.state)) {
                     return r;
                 }
             }
