@@ -581,7 +581,7 @@ final class Scheduler {
         long now = clock.nanoTime();
         lock.lock();
         try {
-            fast.settleLocked();
+            fast.settleLocked(lanes);
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
                 stats.add(l.stats(settings.get(l.index)));
