@@ -30,6 +30,6 @@ for r in $(seq 1 "$rounds"); do
     # JMH lists the benchmarks by name: admittedSessionOneThread, admittedSessionTwoThreads, ceilingOne, ceilingTwo
     grep -E "^RequestPath.*(admittedSession|ceiling)(OneThread|TwoThreads) " "$out/$name-$r-thrpt.log" \
       | awk '{print "  " $1, $(NF-3), $(NF-1), $NF; v[NR]=$(NF-3)}
-          END {if (NR == 4) printf "  two threads / one: %.2f (the machine's ceiling %.2f)\n", v[2] / v[1], v[4] / v[3]}'
+          END {if (NR == 4) printf "  two threads / one: %.2f (ceiling, work sharing nothing: %.2f)\n", v[2] / v[1], v[4] / v[3]}'
   done
 done
