@@ -95,7 +95,7 @@ public class FastPathLincheckTest {
             // completion before this read is RUNNING now, but it waited. Reported as RUNNING, no sequential order had
             // it run at once (its session's line held a request ahead of it in the model), as in
             // SchedulerLincheckTest; a fast-path ticket never joins a queue
-            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.queuedNanos != 0;
+            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.waited();
         }
 
         @Override

@@ -109,7 +109,7 @@ public class SchedulerLincheckTest {
             // this read is RUNNING now, but it waited. Reported as RUNNING, no sequential order had it run at once
             // (its session's line held a request ahead of it in the model), and the stress mode failed about once
             // in 300 scenarios
-            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.queuedNanos != 0;
+            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.waited();
         }
 
         @Override
