@@ -23,13 +23,18 @@ for r in $(seq 1 "$rounds"); do
     cp="$d/qos-core/target/test-classes:$d/qos-core/target/classes:$(cat "$d/qos-core/target/bench-classpath.txt")"
     nice -n "${NICE:--10}" java -cp "$cp" org.openjdk.jmh.Main -prof gc -f 1 -wi 3 -i 5 -w 1 -r 1 "${params[@]}" \
       'RequestPathBenchmark.(admittedSessionOneThread|statelessOneThread)' > "$out/$name-$r-time.log" 2>&1
-    nice -n "${NICE:--10}" java -cp "$cp" org.openjdk.jmh.Main -bm thrpt -tu us -f 1 -wi 3 -i 5 -w 1 -r 1 "${params[@]}" \
+    nice -n "${NICE:--10}" java -cp "$cp" org.openjdk.jmh.Main -bm thrpt -tu us -f 1 -wi 3 -i 9 -w 1 -r 1 "${params[@]}" \
       'RequestPathBenchmark.(admittedSession|ceiling)(OneThread|TwoThreads)$' > "$out/$name-$r-thrpt.log" 2>&1
     echo "round $r $name:"
     grep -E "^RequestPath.*(OneThread|gc.alloc.rate.norm) " "$out/$name-$r-time.log" | awk '{print "  " $1, $(NF-3), $(NF-1), $NF}'
-    # JMH lists the benchmarks by name: admittedSessionOneThread, admittedSessionTwoThreads, ceilingOne, ceilingTwo
-    grep -E "^RequestPath.*(admittedSession|ceiling)(OneThread|TwoThreads) " "$out/$name-$r-thrpt.log" \
-      | awk '{print "  " $1, $(NF-3), $(NF-1), $NF; v[NR]=$(NF-3)}
-          END {if (NR == 4) printf "  two threads / one: %.2f (ceiling, work sharing nothing: %.2f)\n", v[2] / v[1], v[4] / v[3]}'
+    # per benchmark the median of its iterations (bursts of other jobs on the machine spoil some of them), in the
+    # order JMH runs them: admittedSessionOneThread, admittedSessionTwoThreads, ceilingOneThread, ceilingTwoThreads
+    awk '/^# Benchmark: /{n++; name[n]=$3; sub(/.*\./, "", name[n]); k=0} /^Iteration /{v[n, ++k]=$3; c[n]=k}
+         END {for (i = 1; i <= n; i++) {m = c[i]; for (a = 1; a <= m; a++) s[a] = v[i, a];
+                for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (s[b] < s[a]) {t = s[a]; s[a] = s[b]; s[b] = t}
+                med[i] = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2;
+                printf "  %s median of %d iterations %.2f ops/us\n", name[i], m, med[i]}
+              if (n == 4) printf "  two threads / one: %.2f (ceiling, work sharing nothing: %.2f)\n", med[2] / med[1], med[4] / med[3]}' \
+      "$out/$name-$r-thrpt.log"
   done
 done

@@ -66,6 +66,15 @@ final class FastPath {
     private static final long ROUTE = (1L << ROUTE_BITS) - 1;
     private static final long TOOK = (1L << 52) - 1;
     private static final VarHandle FAST = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle LEASE;
+
+    static {
+        try {
+            LEASE = MethodHandles.lookup().findVarHandle(FastPath.class, "leased", Lane.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Scheduler scheduler;
     private final Dispatcher d;
@@ -311,7 +320,7 @@ final class FastPath {
         if (lane == null) {
             return;
         }
-        leased = null;
+        LEASE.setRelease(this, null); // no fence needed: every word is taken back above, so a stale read fails its CAS
         int started = 0;
         int completed = 0;
         for (int k = 0; k < STRIPES; k++) {
@@ -352,9 +361,11 @@ final class FastPath {
             lane.leaseKey = key;
         }
         for (int k = 0; k < STRIPES; k++) {
-            // published by the volatile write of leased below (and a CAS that reads it early is just as right)
+            // published by the release write of leased below (and a CAS that reads it early is just as right)
             FAST.setRelease(lane.fast, index(k), LEASED | (room / STRIPES + (k < room % STRIPES ? 1 : 0)));
         }
-        leased = lane;
+        // a release write, not a volatile one: a thread that reads the lane (volatile) sees the words written above,
+        // and one that does not yet takes the lock; the fence of a volatile write is a tenth of a locked request
+        LEASE.setRelease(this, lane);
     }
 }

@@ -136,6 +136,11 @@ public class RequestPathBenchmark {
         }
     }
 
+    /** The engine, after {@link #setUp}. */
+    QosEngine engine() {
+        return engine;
+    }
+
     /** A new session's first request, completed: the request view of the session's later requests. */
     RequestView admitOne() {
         Ticket first = engine.enter(new FixedRequest(null));
