@@ -22,7 +22,6 @@ import java.util.concurrent.CyclicBarrier;
 public final class CpuPerRequest {
 
     private static volatile boolean stop;
-    private static volatile Object sink;
 
     private CpuPerRequest() {
     }
@@ -42,6 +41,7 @@ public final class CpuPerRequest {
             for (int n = 1; n <= 2; n++) {
                 long[] ops = new long[n];
                 long[] cpu = new long[n];
+                long[] levels = new long[n]; // what the requests returned, so that the JIT keeps them
                 CyclicBarrier start = new CyclicBarrier(n + 1);
                 CyclicBarrier end = new CyclicBarrier(n + 1);
                 stop = false;
@@ -50,18 +50,20 @@ public final class CpuPerRequest {
                     int me = i;
                     new Thread(() -> {
                         try {
+                            long sum = 0; // the thread's own: a shared sink would be written memory they share
                             for (int w = 0; w < 200_000; w++) { // warm-up
-                                request(engine, session);
+                                sum += request(engine, session);
                             }
                             start.await();
                             long cpu0 = mx.getCurrentThreadCpuTime();
                             long k = 0;
                             while (!stop) {
-                                request(engine, session);
+                                sum += request(engine, session);
                                 k++;
                             }
                             cpu[me] = mx.getCurrentThreadCpuTime() - cpu0;
                             ops[me] = k;
+                            levels[me] = sum;
                             end.await();
                         } catch (Exception e) {
                             throw new IllegalStateException(e);
@@ -86,9 +88,9 @@ public final class CpuPerRequest {
         }
     }
 
-    private static void request(QosEngine engine, RequestView session) {
+    private static int request(QosEngine engine, RequestView session) {
         Ticket t = engine.enter(session);
         t.complete();
-        sink = t;
+        return t.level();
     }
 }
