@@ -33,9 +33,9 @@ import java.lang.invoke.VarHandle;
  * <p>What takes the lock as before: new sessions, stateless requests, stream candidates, requests within a virtual
  * server's guarantee, anything that waits, declined requests, completions at a content level below full, of a
  * session with a line or a renewal not yet served. One completion in {@link Scheduler#SERVICE_SAMPLING} measures its
- * service time after its permit went back, and keeps it in its share ({@link #sample}); the share's {@link #SAMPLES}
- * are counted under the lock by the completion that fills it, if the lock is free (else by a later one), and by every
- * snapshot. So that two threads share no written memory on the fast path (issue 24), the rest of what it writes is the
+ * service time after its permit went back, and keeps it in its share ({@link #sample}); the share's samples are
+ * counted under the lock by the next locked operation's settle, or by the completion that fills the share
+ * ({@link #SAMPLES}) if the lock is free, and by every snapshot. So that two threads share no written memory on the fast path (issue 24), the rest of what it writes is the
  * request's own (its ticket) or its session's ({@link SessionLoad}'s count, on a cache line of its own), and the
  * session table is read without recording the access ({@link SessionTable#lookup}).
  */
@@ -202,15 +202,19 @@ final class FastPath {
      * its requests went, if a reload removed it) and {@link ServiceTimes}. Under the lock.
      */
     void samplesLocked(Lane lane) {
-        long[] words = lane.fast;
         for (int k = 0; k < STRIPES; k++) {
-            int i = index(k);
-            long n = Math.min(SAMPLES, (long) FAST.getAndSet(words, i + 1, 0L));
-            for (int j = 0; j < n; j++) {
-                long x = (long) FAST.getAndSet(words, i + 2 + j, 0L);
-                if (x != 0) {
-                    scheduler.times.timedLocked(lane.current(), x >>> ROUTE_BITS & TOOK, (int) (x & ROUTE));
-                }
+            samplesLocked(lane, index(k));
+        }
+    }
+
+    /** {@link #samplesLocked(Lane)} of the share whose word is at {@code i}. */
+    private void samplesLocked(Lane lane, int i) {
+        long[] words = lane.fast;
+        long n = Math.min(SAMPLES, (long) FAST.getAndSet(words, i + 1, 0L));
+        for (int j = 0; j < n; j++) {
+            long x = (long) FAST.getAndSet(words, i + 2 + j, 0L);
+            if (x != 0) {
+                scheduler.times.timedLocked(lane.current(), x >>> ROUTE_BITS & TOOK, (int) (x & ROUTE));
             }
         }
     }
@@ -313,20 +317,26 @@ final class FastPath {
 
     /**
      * Takes the lease back, if a lane holds one, and counts what the fast path did under it into the lane's and the
-     * dispatcher's counters; from here the fast path takes the lock. Under the lock, first of every operation.
+     * dispatcher's counters, and the service times its shares kept; from here the fast path takes the lock. Under the
+     * lock, first of every operation.
      */
     void settleLocked() {
         Lane lane = leased;
         if (lane == null) {
             return;
         }
-        LEASE.setRelease(this, null); // no fence needed: every word is taken back above, so a stale read fails its CAS
+        LEASE.setRelease(this, null); // no fence needed: every word is taken back below, so a stale read fails its CAS
         int started = 0;
         int completed = 0;
         for (int k = 0; k < STRIPES; k++) {
             long w = (long) FAST.getAndSet(lane.fast, index(k), 0L);
             started += (int) (w >>> STARTED & COUNT);
             completed += (int) (w >>> COMPLETED & COUNT);
+            if ((long) FAST.getOpaque(lane.fast, index(k) + 1) != 0) {
+                // the share's service times too (on the cache line the swap just took): a locked decision (the queue
+                // guard's) reads them as if each was counted when it was measured
+                samplesLocked(lane, index(k));
+            }
         }
         lane.entered += started;
         lane.grants += started;
