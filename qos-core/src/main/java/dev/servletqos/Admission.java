@@ -312,15 +312,15 @@ final class Admission {
     void queuedLocked(Ticket t, String address) {
         if (address != null && maxQueuedPerAddress > 0) {
             queuedByAddress.computeIfAbsent(address, a -> new int[1])[0]++;
-            t.address = address;
+            t.waiting().address = address;
         }
     }
 
     /** Ticket {@code t} left its class's queue: uncounted from its address, if counted. */
     void unqueuedLocked(Ticket t) {
-        String address = t.address;
+        String address = t.waited() ? t.waiting().address : null;
         if (address != null) {
-            t.address = null;
+            t.waiting().address = null;
             int[] n = queuedByAddress.get(address);
             if (--n[0] == 0) {
                 queuedByAddress.remove(address);

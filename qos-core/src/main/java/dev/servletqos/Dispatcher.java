@@ -139,7 +139,7 @@ final class Dispatcher {
 
     void enqueueLocked(Ticket t, Lane lane) {
         t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline
-        t.queuedNanos = t.enteredNanos;
+        t.waiting().queuedNanos = t.enteredNanos;
         if (t.guaranteed) {
             t.prev = guaranteedTail;
             t.next = null;
@@ -216,7 +216,7 @@ final class Dispatcher {
             }
             unlinkLocked(t, lane);
             grantLocked(t, lane, now);
-            long waited = Math.max(0, now - t.queuedNanos);
+            long waited = Math.max(0, now - t.waiting().queuedNanos);
             lane.waitNanos += waited;
             lane.waitBuckets[WaitHistogram.bucket(waited)]++;
             t.readyNext = ready;
@@ -304,7 +304,7 @@ final class Dispatcher {
      */
     void queueByArrivalLocked(Ticket t, Lane lane, long now) {
         t.timeNanos = t.enteredNanos + lane.delayTargetNanos; // the deadline, by arrival as the queue's order
-        t.queuedNanos = now;
+        t.waiting().queuedNanos = now;
         if (lane.head == null) {
             policy.becameBusy(lane);
         }
@@ -441,7 +441,7 @@ final class Dispatcher {
     /** Expires waiting ticket {@code h} of {@code lane}; returns it at the head of the chain to notify. */
     private Ticket expireLocked(Ticket h, Lane lane, Ticket ready, int[] count, long now,
                                 AdmissionStep.Rejections rejections) {
-        if (!h.inLine) {
+        if (!h.inLine()) {
             unlinkLocked(h, lane);
         }
         lines.endedLocked(h, false, now);

@@ -32,9 +32,12 @@ import java.lang.invoke.VarHandle;
  *
  * <p>What takes the lock as before: new sessions, stateless requests, stream candidates, requests within a virtual
  * server's guarantee, anything that waits, declined requests, completions at a content level below full, of a
- * session with a line or a renewal not yet served. One completion in {@link Scheduler#SERVICE_SAMPLING} counts its
- * service time under the lock after its permit went back without it, if the lock is free (else that sample is
- * skipped).
+ * session with a line or a renewal not yet served. One completion in {@link Scheduler#SERVICE_SAMPLING} measures its
+ * service time after its permit went back, and keeps it in its share ({@link #sample}); the share's samples are
+ * counted under the lock by the next locked operation's settle, or by the completion that fills the share
+ * ({@link #SAMPLES}) if the lock is free, and by every snapshot. So that two threads share no written memory on the fast path (issue 24), the rest of what it writes is the
+ * request's own (its ticket) or its session's ({@link SessionLoad}'s count, on a cache line of its own), and the
+ * session table is read without recording the access ({@link SessionTable#lookup}).
  */
 final class FastPath {
 
@@ -52,7 +55,26 @@ final class FastPath {
     private static final int STARTED = 18;
     private static final int COMPLETED = 40;
     private static final long COUNT = (1L << 22) - 1;
+    /**
+     * Service times a share keeps before they are counted under the lock ({@link #sample}): after its word, a count
+     * and the samples, within the share's 128 bytes.
+     */
+    static final int SAMPLES = 8;
+    /** A sample: this bit (so that 0 is none), the service time in ns (at most 2^52 - 1: 52 days), the route. */
+    private static final long SAMPLE = 1L << 63;
+    private static final int ROUTE_BITS = 11;
+    private static final long ROUTE = (1L << ROUTE_BITS) - 1;
+    private static final long TOOK = (1L << 52) - 1;
     private static final VarHandle FAST = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle LEASE;
+
+    static {
+        try {
+            LEASE = MethodHandles.lookup().findVarHandle(FastPath.class, "leased", Lane.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Scheduler scheduler;
     private final Dispatcher d;
@@ -145,19 +167,67 @@ final class FastPath {
         if (bytes > 0) {
             lane.fastBytes.add(bytes);
         }
-        if ((before & (Scheduler.SERVICE_SAMPLING - 1)) == 0) {
-            // its service time is counted under the lock, if it is free: a sample is skipped rather than waited for,
-            // so that a completion never waits for the lock (nor for the requests that hold it)
-            long now = clock.nanoTime();
-            if (scheduler.lock.tryLock()) {
-                try {
-                    scheduler.times.timedLocked(t, lane.current(), now);
-                } finally {
-                    scheduler.lock.unlock();
-                }
+        if ((before & (Scheduler.SERVICE_SAMPLING - 1)) == 0 && sample(lane, clock.nanoTime() - t.timeNanos, t.route)
+                && scheduler.lock.tryLock()) {
+            // its share's samples are counted under the lock, if it is free: they wait for the next one rather than
+            // the completion for the lock (nor for the requests that hold it)
+            try {
+                samplesLocked(lane);
+            } finally {
+                scheduler.lock.unlock();
             }
         }
         return true;
+    }
+
+    /**
+     * Keeps the service time {@code took} (ns) of a request of route {@code route} in the current thread's share of
+     * {@code lane}'s words, without the lock, for {@link #samplesLocked}: the shared counters ({@link ServiceTimes},
+     * the lane's) are written once per {@link #SAMPLES} samples, not on every one, so that two threads do not fight
+     * over them (issue 24). Returns whether the share holds {@link #SAMPLES} (count them now). A sample that finds the
+     * share full, or whose slot is counted before it is written, is lost: a sample, never a count twice.
+     */
+    private static boolean sample(Lane lane, long took, int route) {
+        long[] words = lane.fast;
+        int i = index(home());
+        long n = (long) FAST.getAndAdd(words, i + 1, 1L);
+        if (n < SAMPLES) {
+            FAST.setRelease(words, i + 2 + (int) n, SAMPLE | Math.min(Math.max(0, took), TOOK) << ROUTE_BITS | route);
+        }
+        return n >= SAMPLES - 1;
+    }
+
+    /**
+     * Counts the service times the fast path kept in {@code lane}'s shares ({@link #sample}) into the lane (where
+     * its requests went, if a reload removed it) and {@link ServiceTimes}. Under the lock.
+     */
+    void samplesLocked(Lane lane) {
+        for (int k = 0; k < STRIPES; k++) {
+            samplesLocked(lane, index(k));
+        }
+    }
+
+    /** {@link #samplesLocked(Lane)} of the share whose word is at {@code i}. */
+    private void samplesLocked(Lane lane, int i) {
+        long[] words = lane.fast;
+        long n = Math.min(SAMPLES, (long) FAST.getAndSet(words, i + 1, 0L));
+        for (int j = 0; j < n; j++) {
+            long x = (long) FAST.getAndSet(words, i + 2 + j, 0L);
+            if (x != 0) {
+                scheduler.times.timedLocked(lane.current(), x >>> ROUTE_BITS & TOOK, (int) (x & ROUTE));
+            }
+        }
+    }
+
+    /**
+     * {@link #settleLocked()}, and counts the service times the fast path kept ({@link #samplesLocked}) of
+     * {@code lanes}: before a snapshot.
+     */
+    void settleLocked(Lane[] lanes) {
+        settleLocked();
+        for (Lane lane : lanes) {
+            samplesLocked(lane);
+        }
     }
 
     /**
@@ -247,20 +317,26 @@ final class FastPath {
 
     /**
      * Takes the lease back, if a lane holds one, and counts what the fast path did under it into the lane's and the
-     * dispatcher's counters; from here the fast path takes the lock. Under the lock, first of every operation.
+     * dispatcher's counters, and the service times its shares kept; from here the fast path takes the lock. Under the
+     * lock, first of every operation.
      */
     void settleLocked() {
         Lane lane = leased;
         if (lane == null) {
             return;
         }
-        leased = null;
+        LEASE.setRelease(this, null); // no fence needed: every word is taken back below, so a stale read fails its CAS
         int started = 0;
         int completed = 0;
         for (int k = 0; k < STRIPES; k++) {
             long w = (long) FAST.getAndSet(lane.fast, index(k), 0L);
             started += (int) (w >>> STARTED & COUNT);
             completed += (int) (w >>> COMPLETED & COUNT);
+            if ((long) FAST.getOpaque(lane.fast, index(k) + 1) != 0) {
+                // the share's service times too (on the cache line the swap just took): a locked decision (the queue
+                // guard's) reads them as if each was counted when it was measured
+                samplesLocked(lane, index(k));
+            }
         }
         lane.entered += started;
         lane.grants += started;
@@ -295,9 +371,11 @@ final class FastPath {
             lane.leaseKey = key;
         }
         for (int k = 0; k < STRIPES; k++) {
-            // published by the volatile write of leased below (and a CAS that reads it early is just as right)
+            // published by the release write of leased below (and a CAS that reads it early is just as right)
             FAST.setRelease(lane.fast, index(k), LEASED | (room / STRIPES + (k < room % STRIPES ? 1 : 0)));
         }
-        leased = lane;
+        // a release write, not a volatile one: a thread that reads the lane (volatile) sees the words written above,
+        // and one that does not yet takes the lock; the fence of a volatile write is a tenth of a locked request
+        LEASE.setRelease(this, lane);
     }
 }

@@ -47,7 +47,7 @@ final class Intake {
         }
         String cookie = request.cookie(sessionCookieName);
         long epochSecond = cookie != null ? clock.epochSecond() : 0;
-        SessionTable.Session s = sessions.lookup(cookie, epochSecond, r);
+        SessionTable.Session s = sessions.lookup(cookie, epochSecond, nowNanos, r);
         if (s != null && s.generation() > r.generation) {
             r = engine.regime(); // a request under a policy reloaded since this one began put the session in the table
         }

@@ -367,7 +367,7 @@ final class Scheduler {
             }
             return false;
         }
-        if (t.state == State.PARKED && !t.inLine) {
+        if (t.state == State.PARKED && !t.inLine()) {
             d.unlinkLocked(t, lane);
         }
         if (t.state == State.RUNNING) {
@@ -420,7 +420,7 @@ final class Scheduler {
             }
             Lane lane = t.lane; // a parked ticket's lane is always current (a reload moves it)
             t.claimNotification();
-            if (!t.inLine) {
+            if (!t.inLine()) {
                 d.unlinkLocked(t, lane);
             }
             // a request of a session with a line frees a place in flight: the line's first moves on, at this time
@@ -581,7 +581,7 @@ final class Scheduler {
         long now = clock.nanoTime();
         lock.lock();
         try {
-            fast.settleLocked();
+            fast.settleLocked(lanes);
             List<ClassStats> stats = new ArrayList<>(lanes.length);
             for (Lane l : lanes) {
                 stats.add(l.stats(settings.get(l.index)));

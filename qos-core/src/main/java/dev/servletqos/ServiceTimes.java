@@ -17,14 +17,18 @@ final class ServiceTimes {
 
     /** Counts the service time of ticket {@code t} of {@code lane}, which ends at {@code now}. */
     void timedLocked(Ticket t, Lane lane, long now) {
-        long took = Math.max(0, now - t.timeNanos);
+        timedLocked(lane, Math.max(0, now - t.timeNanos), t.route);
+    }
+
+    /** Counts a service time of {@code took} ns, at least 0, of a request of {@code lane} and {@code route}. */
+    void timedLocked(Lane lane, long took, int route) {
         lane.serviceNanos += took;
         lane.serviceTimed++;
-        routeNanos[t.route] += took;
-        routeTimed[t.route]++;
+        routeNanos[route] += took;
+        routeTimed[route]++;
         meanNanos = meanNanos == 0 ? took : meanNanos + (took - meanNanos) / 32;
-        double mean = routeServiceNanos[t.route];
-        routeServiceNanos[t.route] = mean == 0 ? took : mean + (took - mean) / 32;
+        double mean = routeServiceNanos[route];
+        routeServiceNanos[route] = mean == 0 ? took : mean + (took - mean) / 32;
     }
 
     /** The service time the requests waiting in {@code lanes} 0..{@code index} will take ({@link Scheduler#queuedWorkNanos}). */

@@ -89,7 +89,7 @@ final class SessionLines {
         if (load == null) {
             return false;
         }
-        if (t.inLine) {
+        if (t.inLine()) {
             unlineLocked(t, t.lane);
         } else {
             load.addLocked(-1);
@@ -107,12 +107,12 @@ final class SessionLines {
     /** Puts ticket {@code t} of class {@code lane} at the end of its session's line; it waits, PARKED. */
     void lineLocked(Ticket t, Lane lane, SessionLoad load) {
         t.load = load;
-        t.inLine = true;
-        t.lineNext = null;
+        t.waiting().inLine = true;
+        t.waiting().lineNext = null;
         if (load.lineTail == null) {
             load.lineHead = t;
         } else {
-            load.lineTail.lineNext = t;
+            load.lineTail.waiting().lineNext = t;
         }
         load.lineTail = t;
         load.lined++;
@@ -134,18 +134,18 @@ final class SessionLines {
         SessionLoad load = t.load;
         // a line is short and its first leaves first (moves on, or expires as the oldest): a walk is cheap
         Ticket before = null;
-        for (Ticket x = load.lineHead; x != t; x = x.lineNext) {
+        for (Ticket x = load.lineHead; x != t; x = x.waiting().lineNext) {
             before = x;
         }
         if (before == null) {
-            load.lineHead = t.lineNext;
+            load.lineHead = t.waiting().lineNext;
         } else {
-            before.lineNext = t.lineNext;
+            before.waiting().lineNext = t.waiting().lineNext;
         }
         if (load.lineTail == t) {
             load.lineTail = before;
         }
-        t.lineNext = null;
+        t.waiting().lineNext = null;
         load.lined--;
         if (t.prev == null) {
             lane.lineHead = t.next;
@@ -159,7 +159,7 @@ final class SessionLines {
         }
         t.prev = null;
         t.next = null;
-        t.inLine = false;
+        t.waiting().inLine = false;
         lane.lined--;
         lined--;
         load.lineEmptiedLocked();
@@ -218,16 +218,16 @@ final class SessionLines {
             int n = 0;
             for (Ticket t = l.lineHead; t != null; t = t.next) {
                 n++;
-                if (!t.inLine || t.lane != l || t.state != State.PARKED || t.load == null) {
-                    return t + " in " + l.name + "'s line list: inLine " + t.inLine + ", lane " + t.lane.name;
+                if (!t.inLine() || t.lane != l || t.state != State.PARKED || t.load == null) {
+                    return t + " in " + l.name + "'s line list: inLine " + t.inLine() + ", lane " + t.lane.name;
                 }
                 SessionLoad load = t.load;
                 int k = 0;
                 boolean found = false;
-                for (Ticket x = load.lineHead; x != null; x = x.lineNext) {
+                for (Ticket x = load.lineHead; x != null; x = x.waiting().lineNext) {
                     k++;
                     found |= x == t;
-                    if (x.load != load || !x.inLine) {
+                    if (x.load != load || !x.inLine()) {
                         return x + " in a session's line belongs to another";
                     }
                 }
@@ -246,7 +246,7 @@ final class SessionLines {
                 return l.name + " counts " + l.lined + " line tickets, its list holds " + n;
             }
             for (Ticket t = l.head; t != null; t = t.next) {
-                if (t.inLine) {
+                if (t.inLine()) {
                     return t + " in " + l.name + "'s queue is marked in a line";
                 }
             }

@@ -13,7 +13,8 @@ import java.lang.invoke.VarHandle;
  * (PARKED tickets like any waiting request): each time one of the counted requests ends, the line's first moves on
  * to its class's queue, in its place by arrival, and from there to a permit.
  */
-final class SessionLoad {
+final class SessionLoad extends SessionLoadCount {
+
     /**
      * Set in {@link #count} while the session's line holds a request (or the scheduler decides one joins it): the fast
      * path then leaves the count alone, so that under the scheduler's lock it changes only there.
@@ -31,14 +32,12 @@ final class SessionLoad {
 
     static {
         try {
-            COUNT = MethodHandles.lookup().findVarHandle(SessionLoad.class, "count", int.class);
+            COUNT = MethodHandles.lookup().findVarHandle(SessionLoadCount.class, "count", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** The requests in flight, those of them pending, and {@link #LINE}; changed atomically only. */
-    private volatile int count;
     /** The session's line: its oldest waiting request, the newest, and how many (linked by Ticket.lineNext). */
     Ticket lineHead;
     Ticket lineTail;
@@ -138,4 +137,27 @@ final class SessionLoad {
             COUNT.getAndBitwiseAnd(this, ~LINE);
         }
     }
+}
+
+/**
+ * Puts {@link SessionLoad}'s count 64 bytes or more from any other session's (issue 24): two sessions' counts, each
+ * changed by CAS four times per request, must not share a cache line, or two threads serving two sessions fight over
+ * it, and a garbage collection may put two sessions side by side. The JVM lays out a superclass's fields before a
+ * subclass's: the header and 60 bytes of padding, the count at byte 72, then SessionLoad's own 36 bytes (written under
+ * the lock only: a line, a renewal), 112 bytes in all: 64 bytes more a session than without the padding (the session
+ * table's {@link SessionTable#ENTRY_BYTES} holds them; {@code SessionTableFootprintTest} measures it).
+ */
+abstract class SessionLoadCount extends SessionLoadBefore {
+
+    /** The requests in flight, those of them pending, and {@link SessionLoad#LINE}; changed atomically only. */
+    volatile int count;
+}
+
+/**
+ * The padding before {@link SessionLoadCount#count}: 60 bytes after a 12-byte header (the int fills the gap the JVM
+ * would otherwise fill with a subclass's field, the count).
+ */
+abstract class SessionLoadBefore {
+    int p0;
+    long p1, p2, p3, p4, p5, p6, p7;
 }

@@ -2,8 +2,10 @@ package dev.servletqos;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Policy;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -18,20 +20,67 @@ final class SessionTable {
      * Heap one admitted session takes in the table, in bytes, as assumed for the bound on
      * {@code session-table.max-entries}: the cache's node and map entry, the cookie value that keys it (about 120
      * characters), the {@link Session} and its 22-character id. {@code SessionTableFootprintTest} measures it on the
-     * JVM the tests run on (a 64-bit JDK 17 with compressed references measured 411 bytes); this is that
-     * figure rounded up with room for JVMs without compressed references.
+     * JVM the tests run on (a 64-bit JDK 17 with compressed references measured 411 bytes, 491 since
+     * {@link SessionLoad}'s count is padded to a cache line of its own); this is that figure rounded up.
      */
     static final long ENTRY_BYTES = 512;
 
     /**
      * An admitted session: its class (an index of the policy's generation {@code generation}, see {@link Regime}),
      * its id, until when the cookie the client holds is valid (seconds since the epoch), and its requests in flight
-     * (shared with the entries of its renewed cookies; a reload leaves it as it is).
+     * (shared with the entries of its renewed cookies; a reload leaves it as it is). One per entry of the table.
      */
-    record Session(int classIndex, int generation, String id, long admittedUntil, SessionLoad load) {
+    static final class Session {
+        private final int classIndex;
+        private final int generation;
+        private final String id;
+        private final long admittedUntil;
+        private final SessionLoad load;
+        /**
+         * When a lookup last told the table of an access to this entry ({@link #lookup}), the clock's nanoTime; written
+         * without a lock by the entry's own requests (a lost write costs one more access recorded, nothing else).
+         */
+        private long touchedNanos;
+
+        Session(int classIndex, int generation, String id, long admittedUntil, SessionLoad load, long nowNanos) {
+            this.classIndex = classIndex;
+            this.generation = generation;
+            this.id = id;
+            this.admittedUntil = admittedUntil;
+            this.load = load;
+            this.touchedNanos = nowNanos; // put in the table now: its access is recorded
+        }
+
+        int classIndex() {
+            return classIndex;
+        }
+
+        int generation() {
+            return generation;
+        }
+
+        String id() {
+            return id;
+        }
+
+        long admittedUntil() {
+            return admittedUntil;
+        }
+
+        SessionLoad load() {
+            return load;
+        }
     }
 
     private final Cache<String, Session> sessions;
+    /** The same table, read without recording an access ({@link #lookup}). */
+    private final Policy<String, Session> quietly;
+    /**
+     * How often a lookup records an access to an entry, in nanoseconds: a sixteenth of
+     * {@code session-table.idle-timeout}, at most a second (so a session is forgotten after between 15/16 of the idle
+     * timeout and all of it without a request, at most a second early).
+     */
+    private final long touchEveryNanos;
     private final SessionCookies cookies;
     private final Clock clock;
     private final long maxAgeSeconds;
@@ -52,23 +101,34 @@ final class SessionTable {
                 .ticker(clock::nanoTime)
                 .executor(Runnable::run)
                 .build();
+        this.quietly = sessions.policy();
+        this.touchEveryNanos = Math.min(TimeUnit.SECONDS.toNanos(1), policy.sessionTable().idleTimeout().toNanos() / 16);
     }
 
     /**
      * The admitted session this cookie value stands for, or null for a new session. A cookie is checked for expiry
      * on every request, also when this node has it in its table: an expired one is a new session.
      *
+     * <p>A session found is read without telling the table (Caffeine's read buffer, its access order and its idle
+     * timer are written state every request thread would share: two threads each with its own session would fight
+     * over them on every request, issue 24); its access is recorded once in {@link #touchEveryNanos} only.
+     *
      * @param nowEpochSecond the clock's {@code epochSecond()} now
+     * @param nowNanos       the clock's {@code nanoTime()} now
      * @param r              the policy the request is served under (a cookie of a class it does not have is a new
      *                       session)
      */
-    Session lookup(String cookieValue, long nowEpochSecond, Regime r) {
+    Session lookup(String cookieValue, long nowEpochSecond, long nowNanos, Regime r) {
         if (cookieValue == null) {
             return null;
         }
-        Session s = sessions.getIfPresent(cookieValue);
+        Session s = quietly.getIfPresentQuietly(cookieValue);
         if (s != null) {
             if (s.admittedUntil() > nowEpochSecond) {
+                if (nowNanos - s.touchedNanos >= touchEveryNanos) {
+                    s.touchedNanos = nowNanos;
+                    sessions.getIfPresent(cookieValue); // records the access: its idle timer starts again
+                }
                 return s;
             }
             sessions.invalidate(cookieValue);
@@ -84,7 +144,7 @@ final class SessionTable {
         if (c < 0) {
             return null;
         }
-        s = new Session(c, r.generation, v.sessionId(), v.admittedUntil(), new SessionLoad());
+        s = new Session(c, r.generation, v.sessionId(), v.admittedUntil(), new SessionLoad(), nowNanos);
         sessions.put(cookieValue, s);
         return s;
     }
@@ -125,7 +185,7 @@ final class SessionTable {
     private String admit(Regime r, int classIndex, String id, long now, SessionLoad load) {
         long until = now + maxAgeSeconds;
         String value = cookies.issue(r.policy.classes().get(classIndex).name(), id, until);
-        sessions.put(value, new Session(classIndex, r.generation, id, until, load));
+        sessions.put(value, new Session(classIndex, r.generation, id, until, load, clock.nanoTime()));
         return cookies.setCookieHeader(value, until);
     }
 

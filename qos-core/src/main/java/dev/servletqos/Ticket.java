@@ -62,7 +62,7 @@ public final class Ticket {
 
     static {
         try {
-            NOTIFIED = MethodHandles.lookup().findVarHandle(Ticket.class, "notified", int.class);
+            NOTIFIED = MethodHandles.lookup().findVarHandle(Waiting.class, "notified", int.class);
             STATE = MethodHandles.lookup().findVarHandle(Ticket.class, "state", State.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -103,27 +103,13 @@ public final class Ticket {
     long timeNanos;
     /** Tickets to notify after the scheduler's lock is released; guarded by it until handed over. */
     Ticket readyNext;
-    /**
-     * While it waits in its session's line ({@link SessionLoad}): the next of the line; and whether it is there (it
-     * is then in no class queue: {@link #prev} and {@link #next} link its class's line tickets). Guarded by the
-     * scheduler's lock.
-     */
-    Ticket lineNext;
-    boolean inLine;
-    /**
-     * When it joined its class's queue, what its wait for a permit is measured from (the control loop's delay): its
-     * arrival, or when it left its session's line (a session's wait behind its own requests is not the class's delay).
-     * Guarded by the scheduler's lock.
-     */
-    long queuedNanos;
     /** While running or parked: its session's requests in flight, when counted; guarded by the scheduler's lock. */
     SessionLoad load;
-    /** While parked: the client address it is counted under, when counted; guarded by the scheduler's lock. */
-    String address;
-
-    private volatile Listener listener;
-    @SuppressWarnings("unused") // accessed through NOTIFIED
-    private volatile int notified;
+    /**
+     * What only a ticket that waits needs ({@link Waiting}), or null while it never waited: set under the scheduler's
+     * lock when it first waits, before it is PARKED, and kept.
+     */
+    private Waiting waiting;
 
     private Rejection rejection;
     private String setCookie;
@@ -300,7 +286,14 @@ public final class Ticket {
             l.granted(this); // never parked; the shared ticket keeps no listener
             return;
         }
-        this.listener = l;
+        Waiting w = waiting; // set in enter(), before it returned the ticket, if it waited
+        if (w == null) {
+            if (state == State.RUNNING) {
+                l.granted(this); // never waited: nobody else tells it
+            }
+            return;
+        }
+        w.listener = l;
         notifyListener();
     }
 
@@ -359,7 +352,24 @@ public final class Ticket {
 
     /** Takes the notification for the caller: the listener will not be called. Before the state changes. */
     void claimNotification() {
-        NOTIFIED.setVolatile(this, 1);
+        NOTIFIED.setVolatile(waiting(), 1);
+    }
+
+    /** {@link #waiting}, made if it has none; under the scheduler's lock. */
+    Waiting waiting() {
+        Waiting w = waiting;
+        return w != null ? w : (waiting = new Waiting());
+    }
+
+    /** Whether it waits in its session's line ({@link Waiting#inLine}). */
+    boolean inLine() {
+        Waiting w = waiting;
+        return w != null && w.inLine;
+    }
+
+    /** Whether it ever waited (in its class's queue or its session's line); for the tests. */
+    boolean waited() {
+        return waiting != null;
     }
 
     void rejectWith(Rejection r) {
@@ -372,14 +382,15 @@ public final class Ticket {
 
     /** Called by the scheduler, outside its lock, after this ticket left the queue on the engine's side. */
     void notifyListener() {
-        Listener l = listener;
+        Waiting w = waiting;
+        Listener l = w != null ? w.listener : null;
         State s = state;
         if (l == null || s == State.PARKED) {
             return;
         }
         // The scheduler and await() both come here; whoever sees both the listener and the new state first
         // calls it, exactly once.
-        if (!NOTIFIED.compareAndSet(this, 0, 1)) {
+        if (!NOTIFIED.compareAndSet(w, 0, 1)) {
             return;
         }
         if (s == State.RUNNING) {
@@ -392,5 +403,31 @@ public final class Ticket {
     @Override
     public String toString() {
         return "Ticket{" + serviceClass() + ", " + state + "}";
+    }
+
+    /**
+     * What only a waiting ticket needs, apart from the ticket so that a request that runs at once allocates 80 bytes,
+     * not 104 (issue 24): made under the scheduler's lock when the ticket first waits (its class's queue, its
+     * session's line), one more allocation for a request that waits.
+     */
+    static final class Waiting {
+        /**
+         * When it joined its class's queue, what its wait for a permit is measured from (the control loop's delay):
+         * its arrival, or when it left its session's line (a session's wait behind its own requests is not the
+         * class's delay). Guarded by the scheduler's lock.
+         */
+        long queuedNanos;
+        /** While queued: the client address it is counted under, when counted; guarded by the scheduler's lock. */
+        String address;
+        /**
+         * While it waits in its session's line ({@link SessionLoad}): the next of the line; and whether it is there
+         * (it is then in no class queue: {@link Ticket#prev} and {@link Ticket#next} link its class's line tickets).
+         * Guarded by the scheduler's lock.
+         */
+        Ticket lineNext;
+        boolean inLine;
+        volatile Listener listener;
+        @SuppressWarnings("unused") // accessed through NOTIFIED
+        volatile int notified;
     }
 }

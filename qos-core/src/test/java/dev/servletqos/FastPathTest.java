@@ -11,8 +11,10 @@ import dev.servletqos.Ticket.State;
 import dev.servletqos.policy.ClassPolicy;
 import dev.servletqos.policy.QosPolicy;
 import dev.servletqos.policy.QosPolicy.Scheduling;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -82,7 +84,7 @@ class FastPathTest {
         });
         assertTrue(held.await(10, TimeUnit.SECONDS));
         // seven requests, one after the other: the 2nd to 8th completions of the class, none of them timed (one in
-        // SERVICE_SAMPLING is, under the lock: the 9th)
+        // SERVICE_SAMPLING is: the 9th)
         Future<List<State>> run = requests.submit(() -> {
             List<State> states = new ArrayList<>();
             for (int i = 0; i < Scheduler.SERVICE_SAMPLING - 1; i++) {
@@ -167,5 +169,55 @@ class FastPathTest {
         four.complete();
         five.complete();
         assertEquals(null, engine.scheduler().lineProblem());
+    }
+
+    @Test
+    void fastCompletionsServiceTimesReachTheSnapshotAlsoWhileAnotherThreadHoldsTheLock() throws Exception {
+        QosEngine engine = engine(8, 8);
+        Duration took = Duration.ofMillis(3);
+        // the class's first completion, timed under the lock (it took no time)
+        String cookie = requests.submit(() -> admit(engine, "basic")).get(30, TimeUnit.SECONDS);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> holder = pool.submit(() -> {
+            engine.scheduler().lock.lock();
+            try {
+                held.countDown();
+                release.await();
+            } finally {
+                engine.scheduler().lock.unlock();
+            }
+            return null;
+        });
+        assertTrue(held.await(10, TimeUnit.SECONDS));
+        // 3 * 8 requests of 3 ms each on the fast path: three of them timed, kept by the thread's share of the lease
+        Callable<Void> eightRequests = () -> {
+            for (int i = 0; i < Scheduler.SERVICE_SAMPLING; i++) {
+                Ticket t = enter(engine, cookie);
+                assertEquals(State.RUNNING, t.state());
+                clock.advance(took);
+                t.complete();
+                assertEquals(State.COMPLETED, t.state());
+            }
+            return null;
+        };
+        for (int i = 0; i < 3; i++) {
+            requests.submit(eightRequests).get(30, TimeUnit.SECONDS);
+        }
+        assertFalse(engine.scheduler().lock.hasQueuedThreads(), "nobody waited for the lock");
+        release.countDown();
+        holder.get(10, TimeUnit.SECONDS);
+        ClassStats basic = engine.snapshot().classes().get(1);
+        assertEquals(1 + 3, basic.serviceTimed(), "the lock-free completions' samples counted at the snapshot");
+        assertEquals(3 * took.toNanos(), basic.serviceNanos());
+        // 9 * 8 more with the lock free: the share counts its samples itself when it holds FastPath.SAMPLES
+        for (int i = 0; i < 9; i++) {
+            requests.submit(eightRequests).get(30, TimeUnit.SECONDS);
+        }
+        basic = engine.snapshot().classes().get(1);
+        assertEquals(1 + 12, basic.serviceTimed(), "one in " + Scheduler.SERVICE_SAMPLING + " timed, none lost");
+        assertEquals(12 * took.toNanos(), basic.serviceNanos());
+        assertEquals(1 + 12 * Scheduler.SERVICE_SAMPLING, basic.completed());
+        assertTrue(basic.reconciles(), basic.toString());
     }
 }

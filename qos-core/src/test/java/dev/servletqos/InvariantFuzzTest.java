@@ -370,7 +370,7 @@ class InvariantFuzzTest {
                     streams[k]++;
                 } else if (t.state() == State.RUNNING) {
                     running[k]++;
-                } else if (t.inLine) {
+                } else if (t.inLine()) {
                     lined[k]++;
                 } else {
                     parked[k]++;
@@ -381,7 +381,7 @@ class InvariantFuzzTest {
             Map<String, int[]> perSession = new HashMap<>();
             for (Map.Entry<Ticket, String> e : sessionOfTicket.entrySet()) {
                 int[] c = perSession.computeIfAbsent(e.getValue(), x -> new int[2]);
-                c[e.getKey().inLine ? 1 : 0]++;
+                c[e.getKey().inLine() ? 1 : 0]++;
             }
             int cap = policy.admission().maxPerSession();
             for (Map.Entry<String, int[]> e : perSession.entrySet()) {

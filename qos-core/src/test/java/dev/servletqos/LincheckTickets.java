@@ -41,12 +41,12 @@ final class LincheckTickets {
         Tracked(Ticket ticket) {
             this.ticket = ticket;
             State s = ticket.state();
-            // queuedNanos is set (under the lock, before the grant's volatile write of the state) only for a ticket
-            // that joined a queue: one that waited in its session's line and was granted by another thread before
-            // this read is RUNNING now, but it waited. Reported as RUNNING, no sequential order had it run at once
-            // (its session's line held a request ahead of it in the model), and the stress mode failed about once
-            // in 300 scenarios. A fast-path ticket never joins a queue
-            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.queuedNanos != 0;
+            // a ticket's waiting part is made (under the lock, before the grant's volatile write of the state) only
+            // when it waits: one that waited in its session's line and was granted by another thread before this
+            // read is RUNNING now, but it waited. Reported as RUNNING, no sequential order had it run at once (its
+            // session's line held a request ahead of it in the model), and the stress mode failed about once in 300
+            // scenarios. A fast-path ticket never waits
+            this.parked = s == State.PARKED || s == State.EXPIRED || ticket.waited();
         }
 
         @Override

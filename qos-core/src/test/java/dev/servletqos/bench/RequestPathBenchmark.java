@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * The request path of an admitted session when a permit is free: {@code enter} (session lookup by its
@@ -135,6 +136,11 @@ public class RequestPathBenchmark {
         }
     }
 
+    /** The engine, after {@link #setUp}. */
+    QosEngine engine() {
+        return engine;
+    }
+
     /** A new session's first request, completed: the request view of the session's later requests. */
     RequestView admitOne() {
         Ticket first = engine.enter(new FixedRequest(null));
@@ -196,6 +202,27 @@ public class RequestPathBenchmark {
         t.complete();
         return t;
     }
+
+    /**
+     * The machine's own ceiling for {@link #admittedSessionTwoThreads}: {@value #WORK} tokens of
+     * {@link Blackhole#consumeCPU} (about as long as a request), which shares no memory, on one thread and on two. On
+     * cores shared with other work two threads give less than twice one; the request path's ratio is read against
+     * this one, measured in the same run ({@code qos-core/bench-ab.sh}).
+     */
+    @Benchmark
+    @Threads(1)
+    public void ceilingOneThread() {
+        Blackhole.consumeCPU(WORK);
+    }
+
+    /** {@link #ceilingOneThread} on two threads. */
+    @Benchmark
+    @Threads(2)
+    public void ceilingTwoThreads() {
+        Blackhole.consumeCPU(WORK);
+    }
+
+    private static final int WORK = 120;
 
     @Benchmark
     @Threads(4)
