@@ -65,13 +65,9 @@ class FastPathTest {
         return t;
     }
 
-    @Test
-    void anAdmittedSessionsRequestStartsAndEndsWhileAnotherThreadHoldsTheLock() throws Exception {
-        QosEngine engine = engine(8, 8);
-        // the class's first completion, timed under the lock
-        String cookie = requests.submit(() -> admit(engine, "basic")).get(30, TimeUnit.SECONDS);
+    /** Holds the engine's scheduler lock on another thread until {@code release} opens; returns once it holds it. */
+    private Future<?> holdLock(QosEngine engine, CountDownLatch release) throws InterruptedException {
         CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
         Future<?> holder = pool.submit(() -> {
             engine.scheduler().lock.lock();
             try {
@@ -83,6 +79,16 @@ class FastPathTest {
             return null;
         });
         assertTrue(held.await(10, TimeUnit.SECONDS));
+        return holder;
+    }
+
+    @Test
+    void anAdmittedSessionsRequestStartsAndEndsWhileAnotherThreadHoldsTheLock() throws Exception {
+        QosEngine engine = engine(8, 8);
+        // the class's first completion, timed under the lock
+        String cookie = requests.submit(() -> admit(engine, "basic")).get(30, TimeUnit.SECONDS);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> holder = holdLock(engine, release);
         // seven requests, one after the other: the 2nd to 8th completions of the class, none of them timed (one in
         // SERVICE_SAMPLING is: the 9th)
         Future<List<State>> run = requests.submit(() -> {
@@ -177,19 +183,8 @@ class FastPathTest {
         Duration took = Duration.ofMillis(3);
         // the class's first completion, timed under the lock (it took no time)
         String cookie = requests.submit(() -> admit(engine, "basic")).get(30, TimeUnit.SECONDS);
-        CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Future<?> holder = pool.submit(() -> {
-            engine.scheduler().lock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } finally {
-                engine.scheduler().lock.unlock();
-            }
-            return null;
-        });
-        assertTrue(held.await(10, TimeUnit.SECONDS));
+        Future<?> holder = holdLock(engine, release);
         // 3 * 8 requests of 3 ms each on the fast path: three of them timed, kept by the thread's share of the lease
         Callable<Void> eightRequests = () -> {
             for (int i = 0; i < Scheduler.SERVICE_SAMPLING; i++) {
