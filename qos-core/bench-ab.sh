@@ -9,8 +9,8 @@
 # Each checkout must be built first (never build inside a checkout others use: copy it):
 #   (cd DIR && ./mvnw -q -B -o -pl qos-core -am test-compile dependency:build-classpath \
 #        -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=test)
-# A checkout from before issue 24 has no two-thread benchmark: copy this one's
-# qos-core/src/test/java/dev/servletqos/bench/RequestPathBenchmark.java into it before building (test code only).
+# A checkout from before issue 24 has no two-thread benchmark: copy this one's RequestPathBenchmark.java and
+# FixedRequest.java (qos-core/src/test/java/dev/servletqos/bench/) into it before building (test code only).
 # Logs and CSV in ${OUT:-/tmp/bench-ab}.
 set -euo pipefail
 rounds=$1; shift

@@ -88,14 +88,15 @@ public class ClusterRequestPathBenchmark {
         if ("on".equals(cluster)) {
             engine.cluster().exchangeNow().join();
         }
-        Ticket first = engine.enter(new BenchRequest(null, null, "10.1.2.3"));
+        Ticket first = engine.enter(new FixedRequest(null, null, "10.1.2.3", "text/html"));
         String setCookie = first.setCookieHeader();
         first.complete();
-        admitted = new BenchRequest(setCookie.substring(setCookie.indexOf('=') + 1, setCookie.indexOf(';')), null,
-                "10.1.2.3");
-        subscriber = new BenchRequest(null, engine.tierCookies().issue("premium", "subscriber"), "10.1.2.4");
+        admitted = new FixedRequest(setCookie.substring(setCookie.indexOf('=') + 1, setCookie.indexOf(';')), null,
+                "10.1.2.3", "text/html");
+        subscriber = new FixedRequest(null, engine.tierCookies().issue("premium", "subscriber"), "10.1.2.4",
+                "text/html");
         for (int i = 0; i < ADDRESSES; i++) {
-            newcomers[i] = new BenchRequest(null, null, address(i));
+            newcomers[i] = new FixedRequest(null, null, address(i), "text/html");
         }
     }
 
@@ -134,48 +135,5 @@ public class ClusterRequestPathBenchmark {
         Ticket t = engine.enter(subscriber);
         t.complete();
         return t;
-    }
-
-    /** A request whose fields are fixed strings. */
-    private static final class BenchRequest implements RequestView {
-        private final String session;
-        private final String tier;
-        private final String address;
-
-        BenchRequest(String session, String tier, String address) {
-            this.session = session;
-            this.tier = tier;
-            this.address = address;
-        }
-
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String host() {
-            return "shop.example.com";
-        }
-
-        @Override
-        public String path() {
-            return "/item";
-        }
-
-        @Override
-        public String remoteAddress() {
-            return address;
-        }
-
-        @Override
-        public String cookie(String name) {
-            return "QOSSESSION".equals(name) ? session : "QOSTIER".equals(name) ? tier : null;
-        }
-
-        @Override
-        public String header(String name) {
-            return "Accept".equalsIgnoreCase(name) ? "text/html" : null;
-        }
     }
 }

@@ -38,57 +38,6 @@ public class RequestPathBenchmark {
     private QosEngine engine;
     private RequestView admitted;
 
-    /** A request view whose fields are fixed strings, as an adapter's view over a parsed request would be. */
-    private static final class FixedRequest implements RequestView {
-        private final String sessionCookie;
-        private final String address;
-        private final String accept;
-
-        FixedRequest(String sessionCookie) {
-            this(sessionCookie, "10.1.2.3");
-        }
-
-        FixedRequest(String sessionCookie, String address) {
-            this(sessionCookie, address, "text/html"); // a browser's page: a new session
-        }
-
-        FixedRequest(String sessionCookie, String address, String accept) {
-            this.sessionCookie = sessionCookie;
-            this.address = address;
-            this.accept = accept;
-        }
-
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String host() {
-            return "shop.example.com";
-        }
-
-        @Override
-        public String path() {
-            return "/item";
-        }
-
-        @Override
-        public String remoteAddress() {
-            return address;
-        }
-
-        @Override
-        public String cookie(String name) {
-            return "QOSSESSION".equals(name) ? sessionCookie : null;
-        }
-
-        @Override
-        public String header(String name) {
-            return "Accept".equalsIgnoreCase(name) ? accept : null;
-        }
-    }
-
     /**
      * {@code fixed}: max-executing 64 given, no control law; {@code auto}: the minimal policy's self-tuning
      * capacity (the ceiling 64), whose request path also numbers the request's route.
