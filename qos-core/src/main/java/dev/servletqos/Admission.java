@@ -316,11 +316,12 @@ final class Admission {
         }
     }
 
-    /** Ticket {@code t} left its class's queue: uncounted from its address, if counted. */
+    /** Ticket {@code t} left its class's queue (so it has its waiting part): uncounted from its address, if counted. */
     void unqueuedLocked(Ticket t) {
-        String address = t.waited() ? t.waiting().address : null;
+        Ticket.Waiting w = t.waiting();
+        String address = w.address;
         if (address != null) {
-            t.waiting().address = null;
+            w.address = null;
             int[] n = queuedByAddress.get(address);
             if (--n[0] == 0) {
                 queuedByAddress.remove(address);
