@@ -42,9 +42,14 @@ class ManagementPortTest {
         assertThat(engine.policy().exempt()).as("nothing to exempt on the application's port").isEmpty();
         CompletableFuture<HttpResponse<String>> running = client.sendAsync(get(port, "/work?ms=1500"),
                 HttpResponse.BodyHandlers.ofString());
+        // the slow request must hold its permit first: sent together, the quick one could run and end before it
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (engine.snapshot().executing() < 1 && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
         CompletableFuture<HttpResponse<String>> waiting = client.sendAsync(get(port, "/work"),
                 HttpResponse.BodyHandlers.ofString());
-        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (engine.snapshot().queued() < 1 && System.nanoTime() < end) {
             Thread.sleep(5);
         }
