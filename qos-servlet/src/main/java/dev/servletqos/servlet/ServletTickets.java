@@ -264,7 +264,9 @@ public final class ServletTickets {
 
         /** Adds the admission cookie ({@code Set-Cookie}) of a newly admitted or renewed session, once. */
         void addCookie(HttpServletResponse response) {
-            String c = getAndSet(null);
+            // read first: most requests share NONE, and a write to it from every request on every core would
+            // bounce its cache line between them
+            String c = get() == null ? null : getAndSet(null);
             if (c != null) {
                 response.addHeader("Set-Cookie", c);
             }
