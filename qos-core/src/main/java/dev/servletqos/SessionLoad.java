@@ -42,8 +42,12 @@ final class SessionLoad extends SessionLoadCount {
     Ticket lineHead;
     Ticket lineTail;
     int lined;
-    /** The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. */
-    long newestUntil;
+    /**
+     * The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. Written
+     * under the lock; volatile for the lock-free check of {@link SessionTable#renewal}, where a stale value only
+     * sends the claim on to the lock, or leaves the renewal to the session's next request.
+     */
+    volatile long newestUntil;
     /** The request carrying a renewal not yet served, else null: its end undoes the renewal unless served. */
     Ticket renewing;
     /** {@link #newestUntil} before the renewal that {@link #renewing} carries. */
