@@ -21,7 +21,43 @@ class CapacityLawTest {
     private static final double SLOW = 0.250;
 
     private static Settings settings(int maxExecuting) {
-        return Fixtures.settings(maxExecuting, 0.95, Fixtures.cls("all", maxExecuting, 0, 1)).withCeiling(100);
+        return settings(maxExecuting, 0.25);
+    }
+
+    /** One class with delay target {@code targetSeconds}; the law may raise the limit to 100. */
+    private static Settings settings(int maxExecuting, double targetSeconds) {
+        return Fixtures.settings(maxExecuting, 0.95, Fixtures.cls("all", maxExecuting, 0, targetSeconds))
+                .withCeiling(100);
+    }
+
+    /**
+     * A servlet that only computes, 20 µs of CPU a request, on two cores, with 64 connections asking all the time: a
+     * back end of two "connections" that queues 0.6 ms deep at 64 in service. That queue is a small fraction of the
+     * 250 ms target, so the limit is not cut (it would only move the wait into the engine and park every request)
+     * and grows with the demand. The same server 500 times slower (10 ms a request) queues 300 ms deep, and is cut.
+     */
+    @Test
+    void aQueueTooShallowToMatterAgainstTheTargetsIsNotCut() {
+        int limit = limitForComputingServlet(20e-6);
+        assertTrue(limit >= 64, "no request held in the engine: limit " + limit);
+        assertTrue(limitForComputingServlet(10e-3) < 16, "a queue that matters is cut");
+    }
+
+    /** The limit after 40 periods of a servlet taking {@code cpu} seconds on two cores, later 64 requests asking. */
+    private static int limitForComputingServlet(double cpu) {
+        CapacityLaw law = new CapacityLaw();
+        Settings s = settings(16);
+        for (int i = 0; i < 40; i++) {
+            // two requests at a time first (the law learns the no-load time), then 64
+            int asking = i < 15 ? 2 : 64;
+            int executing = Math.min(asking, s.maxExecuting());
+            double service = cpu * Math.max(1, executing / 2.0) * (i % 2 == 0 ? 1.02 : 0.98);
+            double rate = 2 / cpu * Math.min(1, executing / 2.0);
+            ClassSample c = new ClassSample("all", s.maxExecuting(), rate, rate, rate, 0, 0, WaitHistogram.empty(),
+                    service, 0, executing, executing / (double) s.maxExecuting(), asking - executing, executing, 1, 0);
+            s = law.next(new Sample(PERIOD, s.maxExecuting(), Double.NaN, List.of(c), List.of()), s);
+        }
+        return s.maxExecuting();
     }
 
     /**
