@@ -13,7 +13,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +41,10 @@ class SelfTuningOnTomcatTest {
 
     /** Premium's delay target in the bundled policy, and the bound of case 2: three times it. */
     private static final double PREMIUM_TARGET_MILLIS = 250;
+
+    /** A premium line of the demo's console: its phase, sessions refused in the second and the limit. */
+    private static final Pattern PREMIUM_SECOND = Pattern.compile(
+            "QoS on +(\\S+) +\\d+s premium .*? refused +(\\d+) sess .*? budget +(\\d+) ");
 
     @TempDir
     Path dir;
@@ -68,7 +76,8 @@ class SelfTuningOnTomcatTest {
         Path log = Path.of("target", "self-tuning-on-tomcat.log");
         Files.createDirectories(log.getParent());
         Files.writeString(log, figures + "\n" + printed, StandardCharsets.UTF_8);
-        String context = figures + "(each second: " + log.toAbsolutePath() + ")";
+        // and what moved each second, so a failure on CI says whether the limit was cut or premium refused
+        String context = figures + perSecond(printed) + "(each second: " + log.toAbsolutePath() + ")";
 
         // case 1: at capacity both classes complete their sessions
         RunResult.PhaseStats one = phases.get(0);
@@ -107,6 +116,21 @@ class SelfTuningOnTomcatTest {
                 + context);
         assertTrue(premium.p95DelayMillis() <= 3 * PREMIUM_TARGET_MILLIS, name + ": premium p95 delay\n" + context);
         assertTrue(p.total().completedPerSecond() >= share * p.capacity(), name + ": sessions per second\n" + context);
+    }
+
+    /** Per phase, the limit (max-executing) and premium's refused sessions in each second, from the demo's lines. */
+    static String perSecond(String printed) {
+        Map<String, StringBuilder> limits = new LinkedHashMap<>();
+        Map<String, StringBuilder> refused = new LinkedHashMap<>();
+        Matcher m = PREMIUM_SECOND.matcher(printed);
+        while (m.find()) {
+            limits.computeIfAbsent(m.group(1), k -> new StringBuilder()).append(' ').append(m.group(3));
+            refused.computeIfAbsent(m.group(1), k -> new StringBuilder()).append(' ').append(m.group(2));
+        }
+        StringBuilder b = new StringBuilder();
+        limits.forEach((phase, l) -> b.append(String.format(Locale.ROOT, "%-10s limit%s; premium sessions refused%s%n",
+                phase, l, refused.get(phase))));
+        return b.toString();
     }
 
     private static String describe(RunResult.PhaseStats p) {
