@@ -250,11 +250,13 @@ final class Scheduler {
     }
 
     /**
-     * Claims the renewal of a session's admission cookie for ticket {@code t} ({@link SessionLines#claimRenewalLocked}).
-     *
-     * @param until the admitted-until of the renewed cookie
+     * Claims the renewal of a session's admission cookie for ticket {@code t}, until {@code until}
+     * ({@link SessionLines#claimRenewalLocked}); one renewed already (a client still presents it) is refused lock-free.
      */
     boolean claimRenewal(SessionLoad load, Ticket t, long presentedUntil, long until) {
+        if (load.newestUntil > presentedUntil) {
+            return false;
+        }
         lock.lock();
         try {
             return lines.claimRenewalLocked(load, t, presentedUntil, until);

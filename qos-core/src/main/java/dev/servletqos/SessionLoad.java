@@ -44,7 +44,7 @@ final class SessionLoad extends SessionLoadCount {
     int lined;
     /**
      * The admitted-until of the newest cookie this node issued the session (served, or on its way); 0: none. Written
-     * under the lock; volatile for the lock-free check of {@link SessionTable#renewal}, where a stale value only
+     * under the lock; volatile for the lock-free check of {@link Scheduler#claimRenewal}, where a stale value only
      * sends the claim on to the lock, or leaves the renewal to the session's next request.
      */
     volatile long newestUntil;

@@ -162,9 +162,6 @@ final class SessionTable {
         if (s.admittedUntil() - nowEpochSecond > maxAgeSeconds / 2) {
             return null;
         }
-        if (s.load().newestUntil > s.admittedUntil()) {
-            return null; // renewed already, for a client that still presents the old cookie: no lock for it
-        }
         long until = nowEpochSecond + maxAgeSeconds;
         if (!t.scheduler.claimRenewal(s.load(), t, s.admittedUntil(), until)) {
             return null;
