@@ -680,6 +680,28 @@ public abstract class AdapterBehaviourSuite {
     }
 
     /**
+     * A client that sends its cookies in several {@code Cookie} headers (as some HTTP/1.1 clients do; the JDK's client
+     * joins them into one, so the test writes the request itself): the tier cookie in the second header classifies,
+     * and the admission cookie in the second header keeps the session admitted, with no new admission.
+     */
+    @Test
+    protected void cookiesInASecondCookieHeaderAreRead() throws Exception {
+        start("rule.2.type = tier-cookie\ntier-cookie.secret = suite-secret-0123456789abcdef\n");
+        String tier = server.engine().tierCookies().issue("premium", "alice");
+        String first = exchange("Cookie: theme=dark\r\nCookie: QOSTIER=" + tier + "\r\n");
+        assertTrue(first.startsWith("HTTP/1.1 200") && first.contains("ok premium"),
+                "classified by the tier cookie of the second header: " + first);
+        int at = first.indexOf("Set-Cookie: QOSSESSION=");
+        assertTrue(at >= 0, "a new session's admission: " + first);
+        String value = first.substring(at + "Set-Cookie: QOSSESSION=".length(), first.indexOf(';', at));
+        String again = exchange("Cookie: theme=dark\r\nCookie: QOSSESSION=" + value + "\r\n");
+        assertTrue(again.startsWith("HTTP/1.1 200") && again.contains("ok premium"),
+                "the session keeps its class by the second header's admission: " + again);
+        assertTrue(!again.contains("Set-Cookie"), "no new admission: " + again);
+        assertEquals(1, server.snapshot().get("premium").sessionsAdmitted(), "one session, admitted once");
+    }
+
+    /**
      * Issue 11's cookie fuzzer over real HTTP: mutated tier and admission cookies ({@link CookieMutations}: bit flips,
      * truncation, oversized values, non-ASCII characters as UTF-8, quotes, duplicates, changed and swapped segments,
      * each kind in the other's cookie, a tier cookie signed with a retired secret) in the {@code Cookie} header of
@@ -838,14 +860,20 @@ public abstract class AdapterBehaviourSuite {
             char c = cookieHeader.charAt(i);
             safe.append((c < 0x20 && c != '\t') || c == 0x7f ? '?' : c);
         }
+        return exchange("Cookie: " + safe + "\r\n");
+    }
+
+    /**
+     * One GET of {@link TestApp#WORK} on a connection of its own, with {@code headerLines} (each ending in CRLF, sent
+     * as UTF-8) after the usual ones; the whole answer, status line and headers included.
+     */
+    private String exchange(String headerLines) throws IOException {
         try (Socket s = new Socket("127.0.0.1", server.port())) {
             s.setSoTimeout(30_000);
             OutputStream out = s.getOutputStream();
             out.write(("GET " + TestApp.WORK + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\n"
-                    + "Connection: close\r\nCookie: ")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.write(safe.toString().getBytes(StandardCharsets.UTF_8));
-            out.write("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    + "Connection: close\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write((headerLines + "\r\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
             return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
         }

@@ -5,12 +5,15 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.util.Enumeration;
 
 /**
- * The engine's view of a servlet request; reads the request, copies nothing. Used by the filter and by the
+ * The engine's view of a servlet request; reads the request, copies nothing but its {@code Cookie} headers, read once
+ * and kept as one string. Used by the filter and by the
  * Tomcat valve (Tomcat's own request is an {@code HttpServletRequest}, its mapping already done at the valve).
  */
 public final class ServletRequestView implements RequestView {
 
     private final HttpServletRequest request;
+    /** {@link #cookieHeaders()}, once read; null before. */
+    private String cookies;
 
     public ServletRequestView(HttpServletRequest request) {
         this.request = request;
@@ -53,27 +56,28 @@ public final class ServletRequestView implements RequestView {
      */
     @Override
     public String cookie(String name) {
-        String first = request.getHeader("Cookie");
-        if (first == null) {
-            return null;
+        String h = cookies;
+        if (h == null) {
+            h = cookies = cookieHeaders(); // once: the engine asks for the tier cookie and the session's
         }
-        String v = CookieHeader.value(first, name);
-        if (v != null) {
-            return v;
-        }
-        // more than one Cookie header (HTTP/2 sends one per cookie): the others, in order
+        return h.isEmpty() ? null : CookieHeader.value(h, name);
+    }
+
+    /** The request's {@code Cookie} headers as one (HTTP/2 may send one per cookie), "" for none. */
+    private String cookieHeaders() {
         Enumeration<String> all = request.getHeaders("Cookie");
         if (all == null || !all.hasMoreElements()) {
-            return null;
+            return "";
         }
-        all.nextElement();
+        String first = all.nextElement();
+        if (!all.hasMoreElements()) {
+            return first;
+        }
+        StringBuilder b = new StringBuilder(first);
         while (all.hasMoreElements()) {
-            v = CookieHeader.value(all.nextElement(), name);
-            if (v != null) {
-                return v;
-            }
+            b.append("; ").append(all.nextElement());
         }
-        return null;
+        return b.toString();
     }
 
     @Override
