@@ -16,15 +16,13 @@ import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Issue 22's bars ({@link RealismSuite}) on Jetty with the {@link QosHandler} in front of an ee11 servlet context,
  * where the {@code servlet-qos} module puts it: Jetty's defaults (a 200-thread pool), HTTP/1.1 and h2c on one
  * connector, {@link ForwardedRequestCustomizer} on it. Run alone:
- * {@code ./mvnw -q -B -ntp -pl qos-jetty -am verify -Dtest=RealismHandlerTest -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.skip=true -Drealism=on}.
+ * {@code ./mvnw -q -B -ntp -pl qos-jetty -am verify -Dtest=RealismHandlerTest -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.skip=true}.
  */
-@EnabledIfSystemProperty(named = "realism", matches = "on|true")
 class RealismHandlerTest extends RealismSuite {
 
     @Override
