@@ -1,15 +1,16 @@
 package dev.servletqos.servlet;
 
+import dev.servletqos.CookieHeader;
 import dev.servletqos.RequestView;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Enumeration;
 
 /**
  * The engine's view of a servlet request; reads the request, copies nothing but its {@code Cookie} headers, read once
- * and kept as one string. Used by the filter and by the
- * Tomcat valve (Tomcat's own request is an {@code HttpServletRequest}, its mapping already done at the valve).
+ * and kept as one string. Used by the filter, and by the Tomcat valve (Tomcat's own request is an
+ * {@code HttpServletRequest}, its mapping already done at the valve), which reads the headers' bytes instead.
  */
-public final class ServletRequestView implements RequestView {
+public class ServletRequestView implements RequestView {
 
     private final HttpServletRequest request;
     /** {@link #cookieHeaders()}, once read; null before. */
