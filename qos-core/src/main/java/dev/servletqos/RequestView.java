@@ -27,4 +27,14 @@ public interface RequestView {
 
     /** The first value of this header, or null. Names are case-insensitive. */
     String header(String name);
+
+    /**
+     * Whether the first value of header {@code name} contains the media type {@code type} (lower case, with its
+     * slash: {@code text/event-stream}) in any case. By default read from {@link #header}; an adapter whose container
+     * holds headers as bytes may answer without making the header a string ({@link AcceptHeader}).
+     */
+    default boolean headerHasMediaType(String name, String type) {
+        String v = header(name);
+        return v != null && AcceptHeader.contains(v, type);
+    }
 }

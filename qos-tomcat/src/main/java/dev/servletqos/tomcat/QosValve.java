@@ -265,7 +265,7 @@ public class QosValve extends ValveBase {
             return;
         }
         QosEngine e = r.engine();
-        ServletRequestView view = new ServletRequestView(request);
+        ServletRequestView view = new TomcatRequestView(request);
         Ticket ticket = e.enter(view);
         // A path mapped to no servlet (Tomcat answers it 404, or an error page does) has no request dispatcher: such
         // a request cannot be resumed by AsyncContext.dispatch(), so it is refused rather than parked.
