@@ -183,8 +183,10 @@ public final class RealisticApp implements AutoCloseable {
             public void onStartAsync(AsyncEvent event) {
             }
         });
-        streams.add(async);
+        // the first event before the ticker sees the stream: a response's output stream takes one writer at a time,
+        // and two at once (this thread and the ticker's) made the write throw, which ended a stream now and then
         send(async, "open");
+        streams.add(async);
     }
 
     private void tick() {
@@ -196,9 +198,11 @@ public final class RealisticApp implements AutoCloseable {
 
     private void send(AsyncContext a, String data) {
         try {
-            ServletOutputStream out = a.getResponse().getOutputStream();
-            out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            synchronized (a) { // one writer at a time on a stream
+                ServletOutputStream out = a.getResponse().getOutputStream();
+                out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
         } catch (IOException | RuntimeException gone) {
             streams.remove(a);
             try {
