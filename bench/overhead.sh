@@ -5,10 +5,15 @@
 # connections: first each request carrying an admitted session's cookie (bench/sessions.lua), then cookie-less API
 # requests (Accept: application/json, admitted one by one). The variants run in turn, round after round, so the
 # machine's drift touches each alike; the figure is each adapter's req/s over its container's plain req/s, medians
-# of the rounds. Run by hand, never in CI; about 12 minutes with the defaults.
+# of the rounds. Run by hand, never in CI; about 17 minutes with the defaults, 27 with --baseline.
 #
-#   bench/overhead.sh [--rounds N] [--duration S] [--warmup S] [--connections C] [--threads T]
+#   bench/overhead.sh [--rounds N] [--duration S] [--warmup S] [--settle S] [--connections C] [--threads T]
 #                     [--cases sessions,api] [--no-jfr] [--no-wrk-check] [--baseline DIR]
+#
+# --settle S (default 30): before the rounds, every server gets S seconds of each case, unmeasured, so that the JIT
+# compiler is done with it: with only the 5 s warm-up, a server with an adapter was still compiling its larger code
+# in the measured runs (the handler: 1.2 to 1.7 us of JIT CPU a request, 7 % of the server's), which a server that
+# runs for hours never pays.
 #
 # --baseline DIR: another checkout of the project (a copy: it is built there), whose valve, filter and handler run
 # as three more variants (tomcat-valve-before, ...) in the same rounds, against the same plain servers: the before
@@ -21,19 +26,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-rounds=3 duration=15 warmup=5 connections=64 threads=2 cases=sessions,api jfr=1 wrkcheck=1 baseline=
+rounds=3 duration=15 warmup=5 settle=30 connections=64 threads=2 cases=sessions,api jfr=1 wrkcheck=1 baseline=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
     --duration) duration="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
+    --settle) settle="$2"; shift 2 ;;
     --connections) connections="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --cases) cases="$2"; shift 2 ;;
     --no-jfr) jfr=0; shift ;;
     --no-wrk-check) wrkcheck=0; shift ;;
     --baseline) baseline=$(cd "$2" && pwd); shift 2 ;;
-    *) sed -n '2,21p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,24p' "$0" >&2; exit 2 ;;
   esac
 done
 variants=(tomcat-plain tomcat-valve tomcat-filter jetty-plain jetty-handler)
@@ -160,6 +166,13 @@ run_wrk() {
     "$label" "$v" "$c" "$rps" "${non2xx:-0}" "$wrkcpu" "$srvcpu"
 }
 
+if (( settle > 0 )); then
+  echo "== settling: ${settle} s of each case on every server, unmeasured (the JIT compiler finishes)"
+  for v in "${variants[@]}"; do
+    for c in "${case_list[@]}"; do run_wrk "$v" "$c" "$settle" "$threads"; done
+  done
+fi
+
 echo "== $rounds rounds: ${warmup} s warm-up + ${duration} s measured per run, $connections connections," \
   "$threads wrk threads, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$out/runs.txt"
@@ -201,7 +214,7 @@ for v in "${variants[@]}"; do
 done
 
 python3 "$root/bench/summary.py" "$out" "$rounds" "$duration" "$warmup" "$connections" "$threads" \
-  > "$out/results.md"
+  "$settle" > "$out/results.md"
 cat "$out/results.md"
 for f in "$out"/valve-top-frames.txt "$out"/valve-before-top-frames.txt; do
   if [[ -f "$f" ]]; then echo "== $(basename "$f")"; cat "$f"; fi

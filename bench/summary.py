@@ -21,6 +21,7 @@ def plain_of(v):
 
 def main():
     out, rounds, duration, warmup, connections, threads = sys.argv[1:7]
+    settle = sys.argv[7] if len(sys.argv) > 7 else "0"
     runs = []
     with open(os.path.join(out, "runs.txt"), encoding="utf-8") as f:
         for line in f:
@@ -28,7 +29,8 @@ def main():
             runs.append((label, v, case, float(rps), non2xx, int(wrkcpu), int(srvcpu)))
             if label.startswith("round") and v not in VARIANTS:
                 VARIANTS.append(v)
-    print(f"{rounds} rounds alternating, {warmup} s warm-up + {duration} s measured per run, wrk "
+    print(f"Each server settled first ({settle} s of each case, unmeasured); then "
+          f"{rounds} rounds alternating, {warmup} s warm-up + {duration} s measured per run, wrk "
           f"{threads} threads and {connections} connections, all on 127.0.0.1 on the same "
           f"{os.cpu_count()} cores.\n")
     for case, title in CASES.items():

@@ -105,6 +105,7 @@ public final class OverheadServer {
         if (!variant.endsWith("-plain") && (policy == null || !Files.isRegularFile(Path.of(policy)))) {
             throw new IllegalArgumentException(variant + " needs a policy file, got " + policy);
         }
+        ProfilerControl.startIfAsked();
         AutoCloseable server = switch (variant) {
             case "tomcat-plain", "tomcat-valve", "tomcat-filter" -> tomcat(variant, port, policy);
             case "jetty-plain", "jetty-handler" -> jetty(variant, port, policy);
