@@ -75,17 +75,7 @@ cp_of() {
   if [[ $1 == *-before ]]; then echo "$baseline/bench/target/classes:$(cat "$baseline/bench/target/classpath.txt")"
   else echo "$cp"; fi
 }
-# README step 2, the minimal policy, as a user writes it
-cat > "$out/qos.properties" <<'POLICY'
-classes = premium, basic
-default-class = basic
-class.premium.delay-target = 250ms
-class.basic.delay-target = 1s
-tier-cookie.secret = ${env:QOS_SECRET}
-rule.1.type = tier-cookie
-# the load balancer's health check: answered at once under any load, never queued or refused
-exempt.1.paths = /health
-POLICY
+cp "$root/bench/qos.properties" "$out/qos.properties" # README step 2, the minimal policy
 QOS_SECRET=$(head -c 24 /dev/urandom | base64)
 export QOS_SECRET
 

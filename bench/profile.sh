@@ -35,9 +35,7 @@ profiler_jar=$(tr ':' '\n' < "$root/bench/target/classpath.txt" | grep '/async-p
 out="$root/bench/target/profile"
 rm -rf "$out"
 mkdir -p "$out"
-printf '%s\n' 'classes = premium, basic' 'default-class = basic' 'class.premium.delay-target = 250ms' \
-  'class.basic.delay-target = 1s' 'tier-cookie.secret = ${env:QOS_SECRET}' 'rule.1.type = tier-cookie' \
-  'exempt.1.paths = /health' > "$out/qos.properties"
+cp "$root/bench/qos.properties" "$out/qos.properties" # README step 2, the minimal policy
 QOS_SECRET=$(head -c 24 /dev/urandom | base64)
 export QOS_SECRET
 ticks=$(getconf CLK_TCK)
