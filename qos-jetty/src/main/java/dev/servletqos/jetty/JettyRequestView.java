@@ -7,15 +7,10 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.URIUtil;
 
-/**
- * The engine's view of a Jetty core request; reads the container's request, copies nothing but its {@code Cookie}
- * headers, read once and kept as one string.
- */
+/** The engine's view of a Jetty core request; reads the container's request, copies nothing. */
 final class JettyRequestView implements RequestView {
 
     private final Request request;
-    /** {@link #cookieHeaders()}, once read; null before. */
-    private String cookies;
 
     JettyRequestView(Request request) {
         this.request = request;
@@ -60,39 +55,23 @@ final class JettyRequestView implements RequestView {
     }
 
     /**
-     * The value of the first cookie of that name in the request's {@code Cookie} headers, or null. Read from the
-     * headers, not {@code Request.getCookies}: Jetty would parse every cookie of the request into objects on every
-     * request (about a twentieth of the handler's time on the cheapest request), and a {@code Cookie} header its
-     * compliance mode refuses would hide ours; such a request is classified on what {@link CookieHeader} finds.
+     * The value of the first cookie of that name in the request's {@code Cookie} headers (HTTP/2 sends one per
+     * cookie), in their order, or null. Read from the headers, not {@code Request.getCookies}: Jetty would parse every
+     * cookie of the request into objects on every request (about a twentieth of the handler's time on the cheapest
+     * request), and a {@code Cookie} header its compliance mode refuses would hide ours; such a request is classified
+     * on what {@link CookieHeader} finds. Jetty holds the values as strings already: nothing is copied.
      */
     @Override
     public String cookie(String name) {
-        String h = cookies;
-        if (h == null) {
-            h = cookies = cookieHeaders(); // once: the engine asks for the tier cookie and the session's
-        }
-        return h.isEmpty() ? null : CookieHeader.value(h, name);
-    }
-
-    /** The request's {@code Cookie} headers as one (HTTP/2 sends one per cookie), "" for none. */
-    private String cookieHeaders() {
-        String first = null;
-        StringBuilder more = null;
         for (HttpField f : request.getHeaders()) {
-            if (f.getHeader() != HttpHeader.COOKIE) {
-                continue;
-            }
-            String v = f.getValue();
-            if (v == null) {
-                continue;
-            }
-            if (first == null) {
-                first = v;
-            } else {
-                (more == null ? more = new StringBuilder(first) : more).append("; ").append(v);
+            if (f.getHeader() == HttpHeader.COOKIE && f.getValue() != null) {
+                String found = CookieHeader.value(f.getValue(), name);
+                if (found != null) {
+                    return found;
+                }
             }
         }
-        return more != null ? more.toString() : first == null ? "" : first;
+        return null;
     }
 
     @Override
