@@ -32,7 +32,11 @@ public interface ClusterState extends AutoCloseable {
     /** Revokes a tier-cookie subject on every node for {@code ttl} (the longest a tier cookie lives). */
     CompletionStage<Void> revoke(String subject, Duration ttl);
 
-    /** Removes node {@code nodeId}'s report now (a node that stops); best effort, returns at once. */
+    /**
+     * Removes node {@code nodeId}'s report now (a node that stops). Best effort, but it returns only once the store
+     * has it, or after a short bound (a store that does not answer): an exchange made after it, by any node, no
+     * longer counts this node.
+     */
     void leave(String nodeId);
 
     /** What logs and the status page call the store: {@code redis://host:port}, without credentials. */

@@ -22,7 +22,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The cluster's store on Redis, through Lettuce (docs/cluster.md). One exchange is one {@code EVAL} of an atomic Lua
@@ -30,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * and the published settings out. The script's text is sent each time (no {@code EVALSHA}), so a restarted Redis
  * that lost its script cache needs nothing done.
  *
- * <p>Nothing here waits for Redis: the connection is opened asynchronously, and again after it is lost (Lettuce
+ * <p>Nothing here waits for Redis but {@link #leave}, once, when the node stops: the connection is opened asynchronously, and again after it is lost (Lettuce
  * reconnects every fifth of a period); while it is down, a call fails at once (commands are refused, not
  * buffered); a call on a frozen server fails at its timeout, a quarter of the period (at least 20 ms, at most 1 s).
  * Thread-safe.
@@ -52,6 +54,7 @@ final class RedisClusterState implements ClusterState {
     private final ClientResources resources;
     private final RedisClient client;
     private final String describe;
+    private final Duration timeout;
     /** Guarded by this: the connection once open, and the attempt to open it under way. */
     private StatefulRedisConnection<String, String> connection;
     private CompletableFuture<StatefulRedisConnection<String, String>> connecting;
@@ -62,7 +65,7 @@ final class RedisClusterState implements ClusterState {
 
     RedisClusterState(String redis, String prefix, Duration period) {
         this.prefix = prefix;
-        Duration timeout = timeout(period);
+        this.timeout = timeout(period);
         this.uri = RedisURI.create(redis.trim());
         uri.setTimeout(timeout);
         this.describe = (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort();
@@ -171,9 +174,20 @@ final class RedisClusterState implements ClusterState {
                 .thenApply(x -> null);
     }
 
+    /**
+     * Waits for the script, at most twice the call's timeout: the other nodes' next exchange, on their own
+     * connections, must not reach Redis first, and the close that follows a stop must not drop it.
+     */
     @Override
     public void leave(String nodeId) {
-        eval(LEAVE, ScriptOutputType.INTEGER, prefix, nodeId);
+        try {
+            eval(LEAVE, ScriptOutputType.INTEGER, prefix, nodeId).toCompletableFuture()
+                    .get(2 * timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // best effort: the node's report expires with its heartbeat's time to live
+        }
     }
 
     /** Completes once the connection to Redis is up (now, or when it comes back); for tests. */
