@@ -3,6 +3,7 @@ package dev.servletqos;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Policy;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.servletqos.policy.PolicyException;
 import dev.servletqos.policy.QosPolicy;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +13,12 @@ import java.util.concurrent.atomic.LongAdder;
  * The sessions this node has admitted, keyed by the value of their signed admission cookie, bounded by
  * entries and idle time (Caffeine). A cookie this node does not know (issued by another node behind the
  * load balancer, or evicted here) is honoured when its signature checks out and it has not expired, and is
- * then remembered; a forged or broken one costs a signature check and no memory. Thread-safe.
+ * then remembered; a forged or broken one costs a signature check and no memory.
+ *
+ * <p>In front of the table sits a small direct-mapped array of the sessions looked up last ({@link #FRONT_SLOTS}),
+ * indexed by a hash of the cookie's signature (its last characters): an admitted session's request finds its
+ * session there without hashing the whole cookie value or reading the table's map (issue 24). It serves only
+ * sessions the table still holds, and holds at most {@link #FRONT_SLOTS} of them. Thread-safe.
  */
 final class SessionTable {
 
@@ -21,9 +27,18 @@ final class SessionTable {
      * {@code session-table.max-entries}: the cache's node and map entry, the cookie value that keys it (about 120
      * characters), the {@link Session} and its 22-character id. {@code SessionTableFootprintTest} measures it on the
      * JVM the tests run on (a 64-bit JDK 17 with compressed references measured 411 bytes, 491 since
-     * {@link SessionLoad}'s count is padded to a cache line of its own); this is that figure rounded up.
+     * {@link SessionLoad}'s count is padded to a cache line of its own, 499 since the entry keeps its cookie for the
+     * front array); this is that figure rounded up. The front array holds at most {@link #FRONT_SLOTS} more.
      */
     static final long ENTRY_BYTES = 512;
+
+    /**
+     * Slots of the array in front of the table: a power of two. 4096 references (16 KB), so that the sessions of
+     * a busy node's open connections mostly keep a slot of their own.
+     */
+    static final int FRONT_SLOTS = 4096;
+    /** How many of a cookie value's last characters (its signature's) pick its slot. */
+    private static final int FRONT_HASHED = 16;
 
     /**
      * An admitted session: its class (an index of the policy's generation {@code generation}, see {@link Regime}),
@@ -31,6 +46,8 @@ final class SessionTable {
      * (shared with the entries of its renewed cookies; a reload leaves it as it is). One per entry of the table.
      */
     static final class Session {
+        /** The cookie value this entry is keyed by. */
+        private final String cookie;
         private final int classIndex;
         private final int generation;
         private final String id;
@@ -41,8 +58,12 @@ final class SessionTable {
          * without a lock by the entry's own requests (a lost write costs one more access recorded, nothing else).
          */
         private long touchedNanos;
+        /** Set once the table no longer holds this entry (evicted, idle, expired): the front array skips it. */
+        private volatile boolean removed;
 
-        Session(int classIndex, int generation, String id, long admittedUntil, SessionLoad load, long nowNanos) {
+        Session(String cookie, int classIndex, int generation, String id, long admittedUntil, SessionLoad load,
+                long nowNanos) {
+            this.cookie = cookie;
             this.classIndex = classIndex;
             this.generation = generation;
             this.id = id;
@@ -73,6 +94,8 @@ final class SessionTable {
     }
 
     private final Cache<String, Session> sessions;
+    /** The sessions looked up last, by {@link #slot}; written without a lock (Session's fields are final). */
+    private final Session[] front = new Session[FRONT_SLOTS];
     /** The same table, read without recording an access ({@link #lookup}). */
     private final Policy<String, Session> quietly;
     /**
@@ -100,6 +123,11 @@ final class SessionTable {
                 .expireAfterAccess(policy.sessionTable().idleTimeout())
                 .ticker(clock::nanoTime)
                 .executor(Runnable::run)
+                .removalListener((String k, Session v, RemovalCause cause) -> {
+                    if (v != null) {
+                        v.removed = true;
+                    }
+                })
                 .build();
         this.quietly = sessions.policy();
         this.touchEveryNanos = Math.min(TimeUnit.SECONDS.toNanos(1), policy.sessionTable().idleTimeout().toNanos() / 16);
@@ -122,18 +150,29 @@ final class SessionTable {
         if (cookieValue == null) {
             return null;
         }
-        Session s = quietly.getIfPresentQuietly(cookieValue);
-        if (s != null) {
-            if (s.admittedUntil() > nowEpochSecond) {
-                if (nowNanos - s.touchedNanos >= touchEveryNanos) {
-                    s.touchedNanos = nowNanos;
-                    sessions.getIfPresent(cookieValue); // records the access: its idle timer starts again
-                }
-                return s;
-            }
+        int slot = slot(cookieValue);
+        Session f = front[slot];
+        Session s = f;
+        if (s == null || s.removed || !s.cookie.equals(cookieValue)) {
+            s = quietly.getIfPresentQuietly(cookieValue);
+        }
+        if (s != null && s.admittedUntil() <= nowEpochSecond) {
             sessions.invalidate(cookieValue);
             cookieResults[TierCookies.Verified.Status.EXPIRED.ordinal()].increment();
             return null;
+        }
+        if (s != null && nowNanos - s.touchedNanos >= touchEveryNanos) {
+            s.touchedNanos = nowNanos;
+            // records the access: its idle timer starts again; null if the table let it go meanwhile (idle)
+            if (sessions.getIfPresent(cookieValue) != s) {
+                s = null;
+            }
+        }
+        if (s != null) {
+            if (s != f) {
+                front[slot] = s; // written only when it changes: the array's cache lines stay shared, not bounced
+            }
+            return s;
         }
         SessionCookies.Verified v = cookies.verify(cookieValue);
         cookieResults[v.status().ordinal()].increment();
@@ -144,9 +183,24 @@ final class SessionTable {
         if (c < 0) {
             return null;
         }
-        s = new Session(c, r.generation, v.sessionId(), v.admittedUntil(), new SessionLoad(), nowNanos);
+        s = new Session(cookieValue, c, r.generation, v.sessionId(), v.admittedUntil(), new SessionLoad(), nowNanos);
         sessions.put(cookieValue, s);
+        front[slot] = s;
         return s;
+    }
+
+    /**
+     * The front array's slot of a cookie value: a hash of its last {@link #FRONT_HASHED} characters, the
+     * signature's, which an issued cookie draws from its secret and so spread evenly. A forged cookie can aim at any
+     * slot, but only a valid one is ever put there.
+     */
+    static int slot(String cookieValue) {
+        int h = 0;
+        for (int i = Math.max(0, cookieValue.length() - FRONT_HASHED); i < cookieValue.length(); i++) {
+            h = 31 * h + cookieValue.charAt(i);
+        }
+        h *= 0x9E3779B9;
+        return (h ^ (h >>> 16)) & (FRONT_SLOTS - 1);
     }
 
     /**
@@ -185,7 +239,7 @@ final class SessionTable {
     private String admit(Regime r, int classIndex, String id, long now, SessionLoad load) {
         long until = now + maxAgeSeconds;
         String value = cookies.issue(r.policy.classes().get(classIndex).name(), id, until);
-        sessions.put(value, new Session(classIndex, r.generation, id, until, load, clock.nanoTime()));
+        sessions.put(value, new Session(value, classIndex, r.generation, id, until, load, clock.nanoTime()));
         return cookies.setCookieHeader(value, until);
     }
 
