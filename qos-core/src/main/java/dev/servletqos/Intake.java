@@ -46,7 +46,7 @@ final class Intake {
             return Ticket.refused(scheduler, nowNanos, scheduler.rejections().of(Rejection.Reason.BUCKET));
         }
         String cookie = request.cookie(sessionCookieName);
-        long epochSecond = cookie != null ? clock.epochSecond() : 0;
+        long epochSecond = cookie != null ? clock.epochSecondAt(nowNanos) : 0;
         SessionTable.Session s = sessions.lookup(cookie, epochSecond, nowNanos, r);
         if (s != null && s.generation() > r.generation) {
             r = engine.regime(); // a request under a policy reloaded since this one began put the session in the table
