@@ -14,6 +14,8 @@ import dev.servletqos.servlet.ServletTickets;
 import jakarta.servlet.ServletException;
 import java.io.IOException;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.apache.catalina.Container;
 import org.apache.catalina.Context;
 import org.apache.catalina.Lifecycle;
@@ -269,10 +271,47 @@ public class QosValve extends ValveBase {
         Ticket ticket = e.enter(view);
         // A path mapped to no servlet (Tomcat answers it 404, or an error page does) has no request dispatcher: such
         // a request cannot be resumed by AsyncContext.dispatch(), so it is refused rather than parked.
+        Pass pass = new Pass(this, request, response);
         ServletTickets.serve(r.waiting(), ticket, ServletTickets.contentForward(e, ticket, view),
-                request.getWrapper() != null, request, response, m -> request.setNote(TICKET_NOTE, m),
-                () -> getNext().invoke(request, response), path -> forward(request, response, path),
-                response::getContentWritten);
+                request.getWrapper() != null, request, response, pass, pass, pass, pass);
+    }
+
+    /**
+     * What {@link ServletTickets#serve} does with a request through the valve, in one object rather than four
+     * lambdas (issue 24): marks it with a note, runs the rest of the pipeline, forwards it, tells its response's
+     * size.
+     */
+    private static final class Pass implements Consumer<Object>, ServletTickets.Application, ServletTickets.Forward,
+            LongSupplier {
+        private final QosValve valve;
+        private final Request request;
+        private final Response response;
+
+        Pass(QosValve valve, Request request, Response response) {
+            this.valve = valve;
+            this.request = request;
+            this.response = response;
+        }
+
+        @Override
+        public void accept(Object mark) {
+            request.setNote(TICKET_NOTE, mark);
+        }
+
+        @Override
+        public void run() throws IOException, ServletException {
+            valve.getNext().invoke(request, response);
+        }
+
+        @Override
+        public void to(String encodedPath) throws IOException, ServletException {
+            forward(request, response, encodedPath);
+        }
+
+        @Override
+        public long getAsLong() {
+            return response.getContentWritten();
+        }
     }
 
     /**
