@@ -8,7 +8,7 @@
 # of the rounds. Run by hand, never in CI; about 17 minutes with the defaults, 27 with --baseline.
 #
 #   bench/overhead.sh [--rounds N] [--duration S] [--warmup S] [--settle S] [--connections C] [--threads T]
-#                     [--cases sessions,api] [--no-jfr] [--no-wrk-check] [--baseline DIR]
+#                     [--cases sessions,api] [--no-jfr] [--no-wrk-check] [--baseline DIR] [--calibrate N,N...]
 #
 # --settle S (default 30): before the rounds, every server gets S seconds of each case, unmeasured, so that the JIT
 # compiler is done with it: with only the 5 s warm-up, a server with an adapter was still compiling its larger code
@@ -19,6 +19,10 @@
 # as three more variants (tomcat-valve-before, ...) in the same rounds, against the same plain servers: the before
 # and after of a change measured in one run. With JFR, the baseline's valve is recorded too.
 #
+# --calibrate N,N...: more variants, tomcat-work-N: plain Tomcat with a valve that does nothing but N ns of CPU work
+# per request (it reads the clock until N ns have passed). Their ratios to plain say what N ns of work per request
+# cost end to end on this machine, against which an adapter's own time (bench/profile.sh) is read.
+#
 # Writes bench/target/overhead/results.md (also printed), the servers' logs, and with JFR (the default) a recording
 # of the valve during one extra sessions run and its top frames (bench/target/overhead/valve-top-frames.txt).
 # Set SKIP_BUILD=1 to use the classes already built, MVN_FLAGS for extra Maven flags (e.g. -o).
@@ -27,6 +31,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 rounds=3 duration=15 warmup=5 settle=30 connections=64 threads=2 cases=sessions,api jfr=1 wrkcheck=1 baseline=
+calibrate=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -39,7 +44,8 @@ while [[ $# -gt 0 ]]; do
     --no-jfr) jfr=0; shift ;;
     --no-wrk-check) wrkcheck=0; shift ;;
     --baseline) baseline=$(cd "$2" && pwd); shift 2 ;;
-    *) sed -n '2,24p' "$0" >&2; exit 2 ;;
+    --calibrate) calibrate="$2"; shift 2 ;;
+    *) sed -n '2,28p' "$0" >&2; exit 2 ;;
   esac
 done
 variants=(tomcat-plain tomcat-valve tomcat-filter jetty-plain jetty-handler)
@@ -48,6 +54,13 @@ if [[ -n "$baseline" ]]; then
   variants=(tomcat-plain tomcat-valve tomcat-valve-before tomcat-filter tomcat-filter-before jetty-plain jetty-handler
     jetty-handler-before)
   adapters+=(tomcat-valve-before tomcat-filter-before jetty-handler-before)
+fi
+if [[ -n "$calibrate" ]]; then
+  IFS=, read -r -a work_list <<< "$calibrate"
+  for n in "${work_list[@]}"; do
+    [[ "$n" =~ ^[0-9]+$ ]] || { echo "--calibrate: $n is not a number of ns" >&2; exit 2; }
+    variants+=("tomcat-work-$n")
+  done
 fi
 IFS=, read -r -a case_list <<< "$cases"
 
@@ -124,6 +137,9 @@ for v in "${adapters[@]}"; do fetch_cookies "$v" "$out/cookies-$v.txt"; done
 # plain servers get the same requests: the valve's cookies (Tomcat) and the handler's (Jetty), unread by them
 cp "$out/cookies-tomcat-valve.txt" "$out/cookies-tomcat-plain.txt"
 cp "$out/cookies-jetty-handler.txt" "$out/cookies-jetty-plain.txt"
+for v in "${variants[@]}"; do
+  if [[ $v == tomcat-work-* ]]; then cp "$out/cookies-tomcat-valve.txt" "$out/cookies-$v.txt"; fi
+done
 
 ticks=$(getconf CLK_TCK)
 cores=$(nproc)

@@ -6,6 +6,7 @@ import dev.servletqos.QosEngine;
 import dev.servletqos.jetty.QosHandler;
 import dev.servletqos.tomcat.QosValve;
 import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -18,7 +19,10 @@ import java.util.function.Supplier;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.connector.Connector;
+import org.apache.catalina.connector.Request;
+import org.apache.catalina.connector.Response;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.catalina.valves.ValveBase;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
@@ -35,7 +39,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * <pre>java -cp ... dev.servletqos.e2e.OverheadServer VARIANT PORT [POLICY_FILE]</pre>
  *
  * VARIANT is {@code tomcat-plain}, {@code tomcat-valve}, {@code tomcat-filter}, {@code jetty-plain} or
- * {@code jetty-handler}; PORT 0 takes a free one. The policy file is read by the adapter as a user's would be. The
+ * {@code jetty-handler}, or {@code tomcat-work-N} (plain Tomcat with a {@link WorkValve} of N ns); PORT 0 takes a free one. The policy file is read by the adapter as a user's would be. The
  * server prints {@code READY <port>} once it answers, and runs until it is killed (SIGTERM stops the container).
  *
  * <p>{@code /ok}: a session check ({@code getSession(false)}, which finds none) and "ok", the cheapest request an
@@ -45,6 +49,44 @@ import org.eclipse.jetty.server.ServerConnector;
 public final class OverheadServer {
 
     private OverheadServer() {
+    }
+
+    /** The calibration variants' prefix: {@code tomcat-work-N} is plain Tomcat with a {@link WorkValve} of N ns. */
+    static final String WORK = "tomcat-work-";
+
+    static long workNanos(String variant) {
+        try {
+            long n = Long.parseLong(variant.substring(WORK.length()));
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException("variant " + variant + ": " + WORK + "N needs N >= 0, a number of ns");
+    }
+
+    /**
+     * The calibration valve ({@code bench/overhead.sh --calibrate}): plain CPU work of a fixed time on every request
+     * (it reads the clock until N ns have passed), then the rest of the pipeline; nothing else. What N ns of work
+     * per request cost end to end on this machine, against which an adapter's own time is read.
+     */
+    static final class WorkValve extends ValveBase {
+        private final long nanos;
+
+        WorkValve(long nanos) {
+            super(true);
+            this.nanos = nanos;
+        }
+
+        @Override
+        public void invoke(Request request, Response response) throws IOException, ServletException {
+            long start = System.nanoTime();
+            while (System.nanoTime() - start < nanos) {
+                // work: the clock's reads themselves
+            }
+            getNext().invoke(request, response);
+        }
     }
 
     /** The measured request: a session check and "ok". */
@@ -95,18 +137,18 @@ public final class OverheadServer {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: OverheadServer tomcat-plain|tomcat-valve|tomcat-filter|jetty-plain|"
-                    + "jetty-handler PORT [POLICY_FILE]");
+            System.err.println("usage: OverheadServer tomcat-plain|tomcat-valve|tomcat-filter|tomcat-work-N|"
+                    + "jetty-plain|jetty-handler PORT [POLICY_FILE]");
             System.exit(2);
         }
         String variant = args[0];
         int port = Integer.parseInt(args[1]);
         String policy = args.length > 2 ? Path.of(args[2]).toAbsolutePath().toString() : null;
-        if (!variant.endsWith("-plain") && (policy == null || !Files.isRegularFile(Path.of(policy)))) {
+        if (!variant.endsWith("-plain") && !variant.startsWith(WORK) && (policy == null || !Files.isRegularFile(Path.of(policy)))) {
             throw new IllegalArgumentException(variant + " needs a policy file, got " + policy);
         }
         ProfilerControl.startIfAsked();
-        AutoCloseable server = switch (variant) {
+        AutoCloseable server = variant.startsWith(WORK) ? tomcat(variant, port, policy) : switch (variant) {
             case "tomcat-plain", "tomcat-valve", "tomcat-filter" -> tomcat(variant, port, policy);
             case "jetty-plain", "jetty-handler" -> jetty(variant, port, policy);
             default -> throw new IllegalArgumentException("unknown variant " + variant);
@@ -137,7 +179,9 @@ public final class OverheadServer {
         context.addServletMappingDecoded("/ok", "ok");
         Tomcat.addServlet(context, "stats", new StatsServlet(engine)).setAsyncSupported(true);
         context.addServletMappingDecoded("/stats", "stats");
-        if (variant.equals("tomcat-valve")) {
+        if (variant.startsWith(WORK)) {
+            context.getPipeline().addValve(new WorkValve(workNanos(variant)));
+        } else if (variant.equals("tomcat-valve")) {
             QosValve valve = new QosValve();
             valve.setPolicy(policy);
             context.getPipeline().addValve(valve);
