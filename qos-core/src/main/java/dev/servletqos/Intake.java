@@ -11,6 +11,9 @@ import java.util.List;
  */
 final class Intake {
 
+    /** The media type of a browser's page. */
+    private static final String TEXT_HTML = "text/html";
+
     private final QosEngine engine;
     private final Scheduler scheduler;
     private final SessionTable sessions;
@@ -59,7 +62,7 @@ final class Intake {
         // an admitted session, a tier cookie, an ip or trusted rule is a credential: no per-address limit for it
         boolean credential = s != null || (classified & Classifier.CREDENTIAL) != 0;
         // no admission cookie and not a browser's page: an API caller, admitted by request, never a session
-        boolean stateless = s == null && !asksForHtml(request.header("Accept"));
+        boolean stateless = s == null && !request.headerHasMediaType("Accept", TEXT_HTML);
         int c = r.classifier.requestClass(request, sessionClass);
         Settings settings = scheduler.settings();
         // only the capacity law compares routes: without it, no path is read for them
@@ -94,18 +97,11 @@ final class Intake {
     /**
      * Whether an {@code Accept} header asks for HTML ({@code text/html} in it, any case): a browser's page. A
      * request without an admission cookie that does not (no Accept at all included) is stateless: an API caller
-     * or a probe, admitted by request ({@link Entry#STATELESS}). Allocates nothing.
+     * or a probe, admitted by request ({@link Entry#STATELESS}). Allocates nothing. The request path asks the view
+     * ({@link RequestView#headerHasMediaType}), so that an adapter holding the header as bytes need not decode it.
      */
     static boolean asksForHtml(String accept) {
-        if (accept == null) {
-            return false;
-        }
-        for (int i = accept.indexOf('/'); i >= 0; i = accept.indexOf('/', i + 1)) {
-            if (i >= 4 && accept.regionMatches(true, i - 4, "text/html", 0, 9)) {
-                return true;
-            }
-        }
-        return false;
+        return accept != null && AcceptHeader.contains(accept, TEXT_HTML);
     }
 
     /**
