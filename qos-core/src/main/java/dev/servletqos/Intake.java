@@ -61,7 +61,9 @@ final class Intake {
                 : r.resolve(s.generation(), s.classIndex());
         // an admitted session, a tier cookie, an ip or trusted rule is a credential: no per-address limit for it
         boolean credential = s != null || (classified & Classifier.CREDENTIAL) != 0;
-        // no admission cookie and not a browser's page: an API caller, admitted by request, never a session
+        // no admission cookie and not a browser's page (text/html in Accept, any case; no Accept at all included): an
+        // API caller or a probe, admitted by request (Entry.STATELESS), never a session. Read from the view, so that
+        // an adapter holding the header as bytes need not decode it.
         boolean stateless = s == null && !request.headerHasMediaType("Accept", TEXT_HTML);
         int c = r.classifier.requestClass(request, sessionClass);
         Settings settings = scheduler.settings();
@@ -92,16 +94,6 @@ final class Intake {
                     : sessions.admitNew(r, sessionClass, newId, load));
         }
         return t;
-    }
-
-    /**
-     * Whether an {@code Accept} header asks for HTML ({@code text/html} in it, any case): a browser's page. A
-     * request without an admission cookie that does not (no Accept at all included) is stateless: an API caller
-     * or a probe, admitted by request ({@link Entry#STATELESS}). Allocates nothing. The request path asks the view
-     * ({@link RequestView#headerHasMediaType}), so that an adapter holding the header as bytes need not decode it.
-     */
-    static boolean asksForHtml(String accept) {
-        return accept != null && AcceptHeader.contains(accept, TEXT_HTML);
     }
 
     /**

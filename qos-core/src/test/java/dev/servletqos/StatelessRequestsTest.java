@@ -55,11 +55,25 @@ class StatelessRequestsTest {
         assertNotNull(page.setCookieHeader());
         page.complete();
         assertEquals(1, engine.snapshot().get("basic").sessionsAdmitted());
-        assertTrue(Intake.asksForHtml("text/html"));
-        assertTrue(Intake.asksForHtml("*/*, TEXT/HTML;q=0.9"));
-        assertFalse(Intake.asksForHtml("*/*"));
-        assertFalse(Intake.asksForHtml("application/json"));
-        assertFalse(Intake.asksForHtml(null));
+        // a page is whatever names text/html in its Accept header, in any case; anything else, or none, is stateless
+        assertTrue(opensASession(engine, "text/html"));
+        assertTrue(opensASession(engine, "*/*, TEXT/HTML;q=0.9"));
+        assertFalse(opensASession(engine, "*/*"));
+        assertFalse(opensASession(engine, "application/json"));
+        assertFalse(opensASession(engine, null));
+    }
+
+    /** Whether a cookie-less GET with this Accept header (none for null) is answered with an admission cookie. */
+    private boolean opensASession(QosEngine engine, String accept) {
+        TestRequest r = TestRequest.api("/").from("10.1.2.4");
+        if (accept != null) {
+            r.header("Accept", accept);
+        }
+        Ticket t = engine.enter(r, clock.nanoTime());
+        assertEquals(State.RUNNING, t.state());
+        t.complete();
+        clock.advance(Duration.ofSeconds(1)); // a token of the class's session rate back
+        return t.setCookieHeader() != null;
     }
 
     /** The same with the minimal policy (self-tuning capacity and admission), each call taking 20 ms. */

@@ -39,8 +39,9 @@ import org.eclipse.jetty.server.ServerConnector;
  * <pre>java -cp ... dev.servletqos.e2e.OverheadServer VARIANT PORT [POLICY_FILE]</pre>
  *
  * VARIANT is {@code tomcat-plain}, {@code tomcat-valve}, {@code tomcat-filter}, {@code jetty-plain} or
- * {@code jetty-handler}, or {@code tomcat-work-N} (plain Tomcat with a {@link WorkValve} of N ns); PORT 0 takes a free one. The policy file is read by the adapter as a user's would be. The
- * server prints {@code READY <port>} once it answers, and runs until it is killed (SIGTERM stops the container).
+ * {@code jetty-handler}, or {@code tomcat-work-N} (plain Tomcat with a {@link WorkValve} of N ns); PORT 0 takes a
+ * free one. The policy file is read by the adapter as a user's would be. The server prints {@code READY <port>}
+ * once it answers, and runs until it is killed (SIGTERM stops the container).
  *
  * <p>{@code /ok}: a session check ({@code getSession(false)}, which finds none) and "ok", the cheapest request an
  * application has. {@code /stats}: the engine's counters (plain text), for the script to show that the measured
@@ -144,7 +145,8 @@ public final class OverheadServer {
         String variant = args[0];
         int port = Integer.parseInt(args[1]);
         String policy = args.length > 2 ? Path.of(args[2]).toAbsolutePath().toString() : null;
-        if (!variant.endsWith("-plain") && !variant.startsWith(WORK) && (policy == null || !Files.isRegularFile(Path.of(policy)))) {
+        boolean adapter = !variant.endsWith("-plain") && !variant.startsWith(WORK);
+        if (adapter && (policy == null || !Files.isRegularFile(Path.of(policy)))) {
             throw new IllegalArgumentException(variant + " needs a policy file, got " + policy);
         }
         ProfilerControl.startIfAsked();
