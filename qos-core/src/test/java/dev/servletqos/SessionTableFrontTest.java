@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Test;
 class SessionTableFrontTest {
 
     private final FakeClock clock = new FakeClock();
-    private final QosEngine engine = QosEngine.create(policy(Scheduling.STRICT_PRIORITY, 8, ClassPolicy.named("premium"),
-            ClassPolicy.named("basic")).build(), clock);
+    private final QosEngine engine = QosEngine.create(
+            policy(Scheduling.STRICT_PRIORITY, 8, ClassPolicy.named("premium"), ClassPolicy.named("basic")).build(),
+            clock);
 
     private String admit(String serviceClass) {
         Ticket t = engine.enter(request(serviceClass), clock.nanoTime());
@@ -48,8 +49,8 @@ class SessionTableFrontTest {
     @Test
     void sessionsSharingASlotEachKeepTheirClass() {
         // admission cookies as another node behind the load balancer issued them, with the engine's secret
-        SessionCookies otherNode = new SessionCookies("QOSSESSION", new Signer(Signer.secretBytes(Engines.SECRET), null),
-                Duration.ofMinutes(30), clock);
+        SessionCookies otherNode = new SessionCookies("QOSSESSION",
+                new Signer(Signer.secretBytes(Engines.SECRET), null), Duration.ofMinutes(30), clock);
         long until = clock.epochSecond() + 1800;
         Map<Integer, String> premiumBySlot = new HashMap<>();
         String premium = null;

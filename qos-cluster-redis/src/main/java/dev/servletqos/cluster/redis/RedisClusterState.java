@@ -32,9 +32,10 @@ import java.util.concurrent.TimeoutException;
  * and the published settings out. The script's text is sent each time (no {@code EVALSHA}), so a restarted Redis
  * that lost its script cache needs nothing done.
  *
- * <p>Nothing here waits for Redis but {@link #leave}, once, when the node stops: the connection is opened asynchronously, and again after it is lost (Lettuce
- * reconnects every fifth of a period); while it is down, a call fails at once (commands are refused, not
- * buffered); a call on a frozen server fails at its timeout, a quarter of the period (at least 20 ms, at most 1 s).
+ * <p>Nothing here waits for Redis but {@link #leave}, once, when the node stops: the connection is opened
+ * asynchronously, and again after it is lost (Lettuce reconnects every fifth of a period); while it is down, a call
+ * fails at once (commands are refused, not buffered); a call on a frozen server fails at its timeout, a quarter of
+ * the period (at least 20 ms, at most 1 s).
  * Thread-safe.
  */
 final class RedisClusterState implements ClusterState {
