@@ -46,6 +46,24 @@ class AdmissionLawTest {
         assertEquals(AdmissionLaw.MIN_RATE, rate(1), 1e-12, "basic is left the least rate, not 29 a second");
     }
 
+    /**
+     * Basic refused sessions while the permits were idle: the law lets it fill them at once, 1.5 times the
+     * feed-forward. Then a quiet spell, no session at all: the boost ends and the rate is the feed-forward again.
+     * Kept, it met the next step at 1.5 times the server's rate (on the realism suite 86 basic sessions in the
+     * first second of a step to 4x, three seconds of the back end's work).
+     */
+    @Test
+    void aQuietSpellEndsTheBoostThatFillsIdlePermits() {
+        warmUp();
+        double feedForward = rate(1);
+        ClassSample idle = period("basic", 2, 5);
+        next(period("premium", 0, 0), idle);
+        assertEquals(AdmissionLaw.U_MAX * (LIMIT / (SERVICE * REQUESTS)), rate(1), 0.5, "refusing on idle permits");
+        next(period("premium", 0, 0), period("basic", 0, 0));
+        assertTrue(rate(1) <= 1.1 * LIMIT / (SERVICE * REQUESTS), "after a quiet second: " + rate(1)
+                + "; before the refusals " + feedForward);
+    }
+
     @Test
     void aClassAboveRefusingFewerThanItsRateLeavesTheRestBelow() {
         warmUp();
