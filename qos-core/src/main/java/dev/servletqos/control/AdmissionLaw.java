@@ -137,14 +137,14 @@ final class AdmissionLaw implements ObservableLaw {
                             + Math.max(0, c.arrivals() - c.sessionsRefused() - c.sessionsHeld()) * period;
                     sessions[k] = sessions[k] * (1 - FORGET) + c.sessions() * period;
                 }
-                double timed = c.completions() * period;
-                if (Double.isFinite(c.meanService()) && c.meanService() > 0 && timed > 0) {
+                double completed = c.completions() * period;
+                if (Double.isFinite(c.meanService()) && c.meanService() > 0 && completed > 0) {
                     // a period of a few cheap requests (a step's first API calls, 0.1 ms against pages of 150) is
                     // not a session's work: taken alone it put basic's rate at 95,000 sessions a second on the
                     // realism suite, and the step let 74 sessions in within a second, three seconds of the
                     // server's work. A busy period (a back end that got slower) moves s all the way, as before
                     service[k] = service[k] > 0
-                            ? service[k] + Math.min(1, timed / SERVICE_COMPLETIONS) * (c.meanService() - service[k])
+                            ? service[k] + Math.min(1, completed / SERVICE_COMPLETIONS) * (c.meanService() - service[k])
                             : c.meanService();
                 }
                 delay = ControlLaws.delay(c, QUANTILE);
