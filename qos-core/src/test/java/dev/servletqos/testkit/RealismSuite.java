@@ -50,7 +50,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * measurement ({@code load-tests/realism.sh}); {@code realism.qos=off} starts the server without the adapter, for
  * comparison (the assertions then say what plain containers do).
  *
- * <p>In the default build (CI runs both subclasses). These are load-test bars: they need the cores the load was sized
+ * <p>CI runs both subclasses in the default build. These are load-test bars: they need the cores the load was sized
  * for, and fail when other builds share them. They are not met on every run: the 4x premium bar and the bar of 1x
  * with 200 streams fail in some runs on a machine to itself (docs/load-tests.md, "A known gap").
  *
