@@ -125,6 +125,8 @@ final class Admission {
             // within its virtual server's guarantee: never refused by admission, a full queue or a limit
             if (session) {
                 sessionLane.sessionsAdmitted++;
+            } else if (newSession) {
+                lane.statelessAdmitted++;
             }
             return true;
         }
@@ -162,6 +164,8 @@ final class Admission {
             if (slot >= 0) {
                 addressSessions.admitted(slot, now);
             }
+        } else if (newSession) {
+            lane.statelessAdmitted++;
         }
         return true;
     }

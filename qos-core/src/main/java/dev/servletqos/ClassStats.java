@@ -28,6 +28,8 @@ package dev.servletqos;
  *                              the others under the class of the request. 0 for a reason not
  *                              {@link Rejection.Reason#counted() counted} per class
  * @param sessionsAdmitted      new sessions admitted
+ * @param statelessAdmitted     stateless requests admitted: those of callers without a session that were made none
+ *                              (a cookie-less API caller's)
  * @param borrowedGrants        permits ever granted beyond the budget
  * @param grants                permits ever granted, at once or after waiting
  * @param waitNanos             total time the granted requests waited for their permit, in nanoseconds
@@ -53,6 +55,7 @@ package dev.servletqos;
 public record ClassStats(String name, int budget, int minBudget, int reserve, int weight, int executing,
                          int borrowed, int queued, long entered, long completed, long declined, long rejected,
                          long expired, long cancelled, long[] refusals, long sessionsAdmitted,
+                         long statelessAdmitted,
                          long borrowedGrants, long grants, long waitNanos, long[] waitBuckets, long serviceNanos,
                          long serviceTimed, long bytes, double sessionRate, int sessionBurst, int levels,
                          double level, long[] completedByLevel, int streams, int lined) {

@@ -66,6 +66,11 @@ final class Lane {
     final long[] refusedBy = new long[Rejection.Reason.all().length];
     long sessionsAdmitted;
     /**
+     * Stateless requests admitted (a cookie-less API caller's: no session made): not a session's requests, so the
+     * admission law leaves them out of its requests per session.
+     */
+    long statelessAdmitted;
+    /**
      * Completed requests by the content level they were served at, 0..M (0 stays 0: never served); a request
      * that ran at a level above M (a reload lowered M meanwhile) counts at M.
      */
@@ -132,7 +137,7 @@ final class Lane {
     ClassStats stats(Settings.ClassSettings settings) {
         return new ClassStats(name, budget, settings.minBudget(), reserve, weight, executing,
                 Math.max(0, executing - budget), queued, entered, completed, declined, rejected, expired, cancelled,
-                refusedBy, sessionsAdmitted, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
+                refusedBy, sessionsAdmitted, statelessAdmitted, borrowedGrants, grants, waitNanos, waitBuckets, serviceNanos,
                 serviceTimed, bytes + fastBytes.sum(), sessions.rate(), sessions.burst(), levels, settings.level(), completedByLevel,
                 streams, lined);
     }

@@ -17,10 +17,16 @@ import java.util.Map;
  * both summed over the last periods with a forgetting factor of {@value #FORGET} per period (a session's
  * requests come after its admission, so the ratio of long sums is the one that holds), except in periods in which
  * every new session was refused (the requests then belong to sessions admitted before, and would raise R by as
- * much as the class is held back). {@code s_k} is the last period's mean service time if it had at least
- * {@value #SERVICE_COMPLETIONS} completions (a back end that got slower is followed at once); a period of fewer moves
- * it only that share of the way: taken as the class's service time, a quiet period's few cheap requests made a
- * session's work nil and the rate unbounded.
+ * much as the class is held back); the stateless requests of session-less callers are no session's and are left
+ * out. {@code s_k} is the mean service time of the last period in which the server was not idle (see
+ * {@link #IDLE}) or the class refused sessions, if it had at least {@value #SERVICE_COMPLETIONS} completions (a back
+ * end that got slower is followed at once); a period of fewer moves it only that share of the way: taken as the
+ * class's service time, a quiet period's few cheap requests made a session's work nil and the rate unbounded. An
+ * idle period in which the class refused nobody sets {@code s_k} only while there is none yet: {@code A_k / s_k} is
+ * what the permits complete when in use, and a request of a light load has the back end to itself (on the realism
+ * suite 50 ms against 210 with the permits full: a rate four times what the server completes, met by the next
+ * step). With sessions refused the idle permits are the rate's doing, and their periods are how a back end that got
+ * faster is followed.
  *
  * <p>Feedback: the admitted rate is {@code u_k A_k / (s_k R_k)}, and the factor {@code u_k} is moved each period
  * by the class's delay, {@code u_k <- u_k exp(g e)} with {@code e = (W_k - d_k) / W_k} clamped to
@@ -132,17 +138,26 @@ final class AdmissionLaw implements ObservableLaw {
                     // before, and counted against no new session they raised R by a tenth in three periods. The
                     // first requests of the sessions held by their address's share are no session's requests
                     // either: counted, a cookie-less flood held at its share raised R from 4 to 16 in ten
-                    // periods, and the rate fell below what the other addresses asked (realism suite, Tomcat)
-                    requests[k] = requests[k] * (1 - FORGET)
-                            + Math.max(0, c.arrivals() - c.sessionsRefused() - c.sessionsHeld()) * period;
+                    // periods, and the rate fell below what the other addresses asked (realism suite, Tomcat). Nor
+                    // are the stateless requests of session-less callers: a minute of cookie-less API calls on an
+                    // idle server raised basic's R from 4 to 44
+                    requests[k] = requests[k] * (1 - FORGET) + Math.max(0,
+                            c.arrivals() - c.sessionsRefused() - c.sessionsHeld() - c.stateless()) * period;
                     sessions[k] = sessions[k] * (1 - FORGET) + c.sessions() * period;
                 }
                 double completed = c.completions() * period;
-                if (Double.isFinite(c.meanService()) && c.meanService() > 0 && completed > 0) {
-                    // a period of a few cheap requests (a step's first API calls, 0.1 ms against pages of 150) is
-                    // not a session's work: taken alone it put basic's rate at 95,000 sessions a second on the
-                    // realism suite, and the step let 74 sessions in within a second, three seconds of the
-                    // server's work. A busy period (a back end that got slower) moves s all the way, as before
+                if (Double.isFinite(c.meanService()) && c.meanService() > 0 && completed > 0
+                        && (!idle || c.sessionsRefused() > 0 || service[k] <= 0)) {
+                    // s converts permits into completions, so it is the service time with the permits in use: on
+                    // an idle server a request has the back end to itself (on the realism suite 50 ms, against
+                    // 210 ms with the permits full), and taken as s it put basic's rate at four times what the
+                    // server completes when the next step came (98 sessions a second; 80 let in within a second,
+                    // three seconds of the server's work, whose pages aged past premium's). So an idle period
+                    // sets s only while there is none yet, or when the class refused sessions: then the rate left
+                    // the permits idle, and this is how a back end that got faster is followed. A period of a few
+                    // cheap requests (a step's first API calls, 0.1 ms against pages of 150) is not a session's
+                    // work either: it moves s that share of the way. A busy period (a back end that got slower)
+                    // moves s all the way, as before
                     service[k] = service[k] > 0
                             ? service[k] + Math.min(1, completed / SERVICE_COMPLETIONS) * (c.meanService() - service[k])
                             : c.meanService();

@@ -26,11 +26,22 @@ package dev.servletqos.control;
  * @param sessionsHeld  new sessions refused by a limit other than the class's own admission (an address above its
  *                      fair share, the content level), per second: not demand the class's rate left unmet, and not
  *                      requests of admitted sessions either
+ * @param stateless     stateless requests admitted (a session-less caller's, made no session), per second: no
+ *                      session's requests
  */
 public record ClassSample(String name, int budget, double arrivals, double grants, double completions,
                           double refusals, double meanWait, WaitHistogram waits, double meanService, double bytes,
                           double busy, double share, int queued, int executing, double sessions,
-                          double sessionsRefused, double sessionsHeld) {
+                          double sessionsRefused, double sessionsHeld, double stateless) {
+
+    /** A period in which no request was admitted stateless. */
+    public ClassSample(String name, int budget, double arrivals, double grants, double completions,
+                       double refusals, double meanWait, WaitHistogram waits, double meanService, double bytes,
+                       double busy, double share, int queued, int executing, double sessions,
+                       double sessionsRefused, double sessionsHeld) {
+        this(name, budget, arrivals, grants, completions, refusals, meanWait, waits, meanService, bytes, busy, share,
+                queued, executing, sessions, sessionsRefused, sessionsHeld, 0);
+    }
 
     /** A period in which no new session was held by a limit other than the class's own admission. */
     public ClassSample(String name, int budget, double arrivals, double grants, double completions,
@@ -38,7 +49,7 @@ public record ClassSample(String name, int budget, double arrivals, double grant
                        double busy, double share, int queued, int executing, double sessions,
                        double sessionsRefused) {
         this(name, budget, arrivals, grants, completions, refusals, meanWait, waits, meanService, bytes, busy, share,
-                queued, executing, sessions, sessionsRefused, 0);
+                queued, executing, sessions, sessionsRefused, 0, 0);
     }
 
     /**

@@ -137,7 +137,8 @@ public record Sample(double seconds, int maxExecuting, double cpu, List<ClassSam
                     (b.sessionsRefusedQueued() + b.sessionsRefusedRate() - a.sessionsRefusedQueued()
                             - a.sessionsRefusedRate()) / seconds,
                     (b.sessionsRefused() - b.sessionsRefusedQueued() - b.sessionsRefusedRate()
-                            - a.sessionsRefused() + a.sessionsRefusedQueued() + a.sessionsRefusedRate()) / seconds));
+                            - a.sessionsRefused() + a.sessionsRefusedQueued() + a.sessionsRefusedRate()) / seconds,
+                    (b.statelessAdmitted() - a.statelessAdmitted()) / seconds));
         }
         List<RouteSample> routes = new ArrayList<>();
         EngineSnapshot.Routes a = earlier.routes();

@@ -92,7 +92,7 @@ public final class MicrometerSampleSource implements SampleSource {
             stats.add(new ClassStats(name, (int) gauge("qos.budget", t), 0, 0, 1, ex, 0, q,
                     count("qos.arrivals", t), outcome("completed", t), outcome("declined", t), outcome("rejected", t),
                     outcome("expired", t), outcome("cancelled", t), refusals,
-                    count("qos.sessions", t.and("outcome", "admitted")), 0, (long) wait.count(),
+                    count("qos.sessions", t.and("outcome", "admitted")), count("qos.stateless", t), 0, (long) wait.count(),
                     Math.round(wait.totalTime(TimeUnit.NANOSECONDS)), buckets,
                     Math.round(service.totalTime(TimeUnit.NANOSECONDS)), (long) service.count(),
                     count("qos.response.bytes", t), 0, 1, levels, gauge("qos.content.level", t), byLevel, 0,

@@ -34,6 +34,7 @@ import java.util.function.ToDoubleFunction;
  *       per class, {@link Rejection.Reason#counted()}: session-queued, session-rate, session-level, session-address,
  *       queue-full, session-limit, address-limit, streams-full)</li>
  *   <li>{@code qos.sessions} (counter, unit sessions; {@code outcome} = admitted, refused)</li>
+ *   <li>{@code qos.stateless} (counter, unit requests: stateless requests admitted, a session-less caller's)</li>
  *   <li>{@code qos.wait} (timer: permits granted and the time requests waited for them)</li>
  *   <li>{@code qos.wait.buckets} (counter; {@code le} = upper bound in seconds, or +Inf: granted requests
  *       that waited up to that long, not cumulative across buckets; the buckets of {@link WaitHistogram})</li>
@@ -204,6 +205,8 @@ public final class QosMetrics implements MeterBinder, AutoCloseable {
                     "sessions", ClassStats::sessionsAdmitted);
             counter("qos.sessions", "New sessions, admitted or refused", tags.and("outcome", "refused"), name,
                     "sessions", ClassStats::sessionsRefused);
+            counter("qos.stateless", "Stateless requests admitted: a caller's without a session, made none", tags,
+                    name, "requests", ClassStats::statelessAdmitted);
             meters.add(FunctionTimer.builder("qos.wait", this,
                             m -> (long) stat(m, name, ClassStats::grants), m -> stat(m, name, ClassStats::waitNanos),
                             TimeUnit.NANOSECONDS)

@@ -51,8 +51,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * comparison (the assertions then say what plain containers do).
  *
  * <p>CI runs both subclasses in the default build. These are load-test bars: they need the cores the load was sized
- * for, and fail when other builds share them. They are not met on every run: the 4x premium bar and the bar of 1x
- * with 200 streams fail in some runs on a machine to itself (docs/load-tests.md, "A known gap").
+ * for, and fail when other builds share them (docs/load-tests.md: what made the 4x premium bar fail on a machine to
+ * itself until 2026-11-27, and the runs since).
  *
  * <p>Run time at scale 1: 135 s per container (2026-11-26, two cores shared with other builds), of which about
  * 105 s of load and the rest quiet periods between scenarios; 2.5 minutes with the build.
