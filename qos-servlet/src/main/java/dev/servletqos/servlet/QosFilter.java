@@ -233,6 +233,6 @@ public class QosFilter implements Filter {
                 response, m -> ServletTickets.setAttribute(request, TICKET_ATTRIBUTE, m),
                 () -> chain.doFilter(request, response),
                 path -> ServletTickets.forward(request.getServletContext(), request, response, path),
-                () -> ServletTickets.contentLength(response));
+                () -> ServletTickets.contentLength(response), null);
     }
 }

@@ -69,7 +69,7 @@ class ServletTicketsResumeTest {
 
         // The running request completes between the waiting one's entry and its await(): the grant comes inline.
         assertDoesNotThrow(() -> ServletTickets.serve(adapter, waiting, null, true, request(), response(),
-                mark -> running.complete(), () -> appRan.set(true), path -> appRan.set(true), () -> 0));
+                mark -> running.complete(), () -> appRan.set(true), path -> appRan.set(true), () -> 0, null));
 
         assertEquals(1, dispatches.get(), "the adapter tried to resume the request");
         assertFalse(appRan.get(), "nothing ran the application on the parking thread");
@@ -91,7 +91,7 @@ class ServletTicketsResumeTest {
         AtomicBoolean appRan = new AtomicBoolean();
 
         ServletTickets.serve(new Waiting(), waiting, null, false, request(), response(),
-                mark -> { }, () -> appRan.set(true), path -> appRan.set(true), () -> 0);
+                mark -> { }, () -> appRan.set(true), path -> appRan.set(true), () -> 0, null);
 
         assertEquals(0, dispatches.get() + starts.get(), "never suspended");
         assertFalse(appRan.get());
