@@ -312,7 +312,7 @@ public final class ServletTickets {
      *
      * @throws IllegalStateException carrying an attribute listener's exception
      */
-    public static void label(HttpServletRequest request, Ticket ticket) {
+    static void label(HttpServletRequest request, Ticket ticket) {
         Object failedBefore = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
         request.setAttribute(Responses.CLASS_ATTRIBUTE, ticket.serviceClass());
         request.setAttribute(Attributes.LEVEL, ticket.level());
