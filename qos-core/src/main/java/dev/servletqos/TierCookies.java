@@ -222,6 +222,10 @@ public final class TierCookies {
      * @return the status, and the class and subject when it is {@link Verified.Status#VALID}
      */
     public Verified verify(String cookieValue) {
+        if (cookieValue == null) {
+            // most requests carry no tier cookie: no clock read for them (issue 24)
+            return FAILURES[Verified.Status.MISSING.ordinal()];
+        }
         SignedToken.Parsed parsed = SignedToken.parse(signer, DOMAIN, cookieValue, clock.epochSecond(),
                 maxAgeSeconds);
         if (parsed.status() != Verified.Status.VALID) {
