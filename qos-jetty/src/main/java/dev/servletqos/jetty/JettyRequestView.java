@@ -7,10 +7,12 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.URIUtil;
 
-/** The engine's view of a Jetty core request; reads the container's request, copies nothing. */
+/** The engine's view of a Jetty core request; reads the container's request, copies nothing but its decoded path. */
 final class JettyRequestView implements RequestView {
 
     private final Request request;
+    /** {@link #path()}, once read; null before. */
+    private String path;
 
     JettyRequestView(Request request) {
         this.request = request;
@@ -29,6 +31,14 @@ final class JettyRequestView implements RequestView {
 
     @Override
     public String path() {
+        String p = path;
+        if (p == null) {
+            path = p = readPath(); // once: the exempt rules, the stream paths and the routes each ask
+        }
+        return p;
+    }
+
+    private String readPath() {
         // Jetty gives the canonical path still percent-encoded; the rules match decoded paths, as on Tomcat.
         String encoded = Request.getPathInContext(request);
         if (encoded == null || encoded.isEmpty()) {

@@ -15,6 +15,8 @@ public class ServletRequestView implements RequestView {
     private final HttpServletRequest request;
     /** {@link #cookieHeaders()}, once read; null before. */
     private String cookies;
+    /** {@link #path()}, once read; null before. */
+    private String path;
 
     public ServletRequestView(HttpServletRequest request) {
         this.request = request;
@@ -31,9 +33,21 @@ public class ServletRequestView implements RequestView {
         return h == null ? "" : h;
     }
 
-    /** Servlet path plus path info: the path within the application, decoded and normalised by the container. */
+    /**
+     * Servlet path plus path info: the path within the application, decoded and normalised by the container. Read
+     * once: the exempt rules, the stream paths and the routes each ask, and Tomcat makes a new string on every call
+     * for a path mapped by prefix or extension.
+     */
     @Override
     public String path() {
+        String p = path;
+        if (p == null) {
+            path = p = readPath();
+        }
+        return p;
+    }
+
+    private String readPath() {
         String servletPath = request.getServletPath();
         String pathInfo = request.getPathInfo();
         if (servletPath == null || servletPath.isEmpty()) {
