@@ -132,14 +132,22 @@ fetch_cookies() { # variant file
     (( tries < 20 * connections )) || { echo "$v: only $got admission cookies after $tries requests" >&2; exit 1; }
   done
 }
+# An admission cookie is good for session-cookie.max-age (30 minutes by default) and renewed after half of it; wrk
+# keeps sending the cookie it started with, as a browser would not. Past its age every request would be a new
+# session (in a run of nine rounds, the last round's were: 0.6 of plain). So the sessions are fetched anew before
+# a round once they are ten minutes old.
+fetch_all_cookies() {
+  for v in "${adapters[@]}"; do fetch_cookies "$v" "$out/cookies-$v.txt"; done
+  # plain servers get the same requests: the valve's cookies (Tomcat) and the handler's (Jetty), unread by them
+  cp "$out/cookies-tomcat-valve.txt" "$out/cookies-tomcat-plain.txt"
+  cp "$out/cookies-jetty-handler.txt" "$out/cookies-jetty-plain.txt"
+  for v in "${variants[@]}"; do
+    if [[ $v == tomcat-work-* ]]; then cp "$out/cookies-tomcat-valve.txt" "$out/cookies-$v.txt"; fi
+  done
+  fetched=$(date +%s)
+}
 echo "== fetching $connections admitted sessions from each adapter"
-for v in "${adapters[@]}"; do fetch_cookies "$v" "$out/cookies-$v.txt"; done
-# plain servers get the same requests: the valve's cookies (Tomcat) and the handler's (Jetty), unread by them
-cp "$out/cookies-tomcat-valve.txt" "$out/cookies-tomcat-plain.txt"
-cp "$out/cookies-jetty-handler.txt" "$out/cookies-jetty-plain.txt"
-for v in "${variants[@]}"; do
-  if [[ $v == tomcat-work-* ]]; then cp "$out/cookies-tomcat-valve.txt" "$out/cookies-$v.txt"; fi
-done
+fetch_all_cookies
 
 ticks=$(getconf CLK_TCK)
 cores=$(nproc)
@@ -183,6 +191,10 @@ echo "== $rounds rounds: ${warmup} s warm-up + ${duration} s measured per run, $
   "$threads wrk threads, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$out/runs.txt"
 for r in $(seq "$rounds"); do
+  if (( $(date +%s) - fetched > 600 )) && [[ " ${case_list[*]} " == *" sessions "* ]]; then
+    echo "   (round $r: the admission cookies are ten minutes old, fetching new ones)"
+    fetch_all_cookies
+  fi
   for c in "${case_list[@]}"; do
     for v in "${variants[@]}"; do
       run_wrk "$v" "$c" "$warmup" "$threads"
@@ -200,6 +212,7 @@ if (( wrkcheck )); then
 fi
 
 if (( jfr )); then
+  (( $(date +%s) - fetched > 600 )) && fetch_all_cookies
   recorded=(tomcat-valve)
   [[ -n "$baseline" ]] && recorded+=(tomcat-valve-before)
   for v in "${recorded[@]}"; do
