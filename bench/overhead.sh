@@ -120,8 +120,8 @@ done
 
 # One admitted session per connection: a browser's first request, answered with the engine's admission cookie. A
 # new session refused (while the engine rations them at start) is asked again a little later.
-fetch_cookies() { # variant file
-  local v=$1 file=$2 got=0 tries=0 c
+fetch_cookies() { # variant file [soft]: with soft, a shortfall returns 1 instead of ending the run
+  local v=$1 file=$2 soft=${3:-} got=0 tries=0 c
   : > "$file"
   while (( got < connections )); do
     c=$(curl -s -o /dev/null -D - -H 'Accept: text/html,application/xhtml+xml,*/*;q=0.8' \
@@ -129,24 +129,41 @@ fetch_cookies() { # variant file
       | awk -F'[ ;]' 'NR==1 && $2!="200"{exit} tolower($1)=="set-cookie:" && $2 ~ /^QOSSESSION=/{print $2; exit}' || true)
     if [[ -n "$c" ]]; then echo "$c" >> "$file"; got=$((got + 1)); else sleep 0.2; fi
     tries=$((tries + 1))
-    (( tries < 20 * connections )) || { echo "$v: only $got admission cookies after $tries requests" >&2; exit 1; }
+    if (( tries >= 20 * connections )); then
+      echo "$v: only $got admission cookies after $tries requests" >&2
+      [[ -n "$soft" ]] && return 1
+      exit 1
+    fi
   done
 }
 # An admission cookie is good for session-cookie.max-age (30 minutes by default) and renewed after half of it; wrk
 # keeps sending the cookie it started with, as a browser would not. Past its age every request would be a new
 # session (in a run of nine rounds, the last round's were: 0.6 of plain). So the sessions are fetched anew before
 # a round once they are ten minutes old.
-fetch_all_cookies() {
-  for v in "${adapters[@]}"; do fetch_cookies "$v" "$out/cookies-$v.txt"; done
+# A fetch between rounds may find an engine that still rations new sessions after the last round's load (the
+# admission law's rate recovers over seconds): an adapter that gives too few keeps its cookies, and is asked again
+# before the next round.
+fetch_all_cookies() { # [soft]
+  local all=1
+  for v in "${adapters[@]}"; do
+    if fetch_cookies "$v" "$out/cookies-$v.new" "${1:-}"; then
+      mv "$out/cookies-$v.new" "$out/cookies-$v.txt"
+    else
+      echo "   $v: keeping its cookies of $(( ($(date +%s) - fetched) / 60 )) minutes ago" >&2
+      all=0
+    fi
+  done
   # plain servers get the same requests: the valve's cookies (Tomcat) and the handler's (Jetty), unread by them
   cp "$out/cookies-tomcat-valve.txt" "$out/cookies-tomcat-plain.txt"
   cp "$out/cookies-jetty-handler.txt" "$out/cookies-jetty-plain.txt"
   for v in "${variants[@]}"; do
     if [[ $v == tomcat-work-* ]]; then cp "$out/cookies-tomcat-valve.txt" "$out/cookies-$v.txt"; fi
   done
-  fetched=$(date +%s)
+  (( all )) && fetched=$(date +%s)
+  return 0
 }
 echo "== fetching $connections admitted sessions from each adapter"
+fetched=$(date +%s)
 fetch_all_cookies
 
 ticks=$(getconf CLK_TCK)
@@ -193,7 +210,7 @@ echo "== $rounds rounds: ${warmup} s warm-up + ${duration} s measured per run, $
 for r in $(seq "$rounds"); do
   if (( $(date +%s) - fetched > 600 )) && [[ " ${case_list[*]} " == *" sessions "* ]]; then
     echo "   (round $r: the admission cookies are ten minutes old, fetching new ones)"
-    fetch_all_cookies
+    fetch_all_cookies soft
   fi
   for c in "${case_list[@]}"; do
     for v in "${variants[@]}"; do
@@ -212,7 +229,7 @@ if (( wrkcheck )); then
 fi
 
 if (( jfr )); then
-  (( $(date +%s) - fetched > 600 )) && fetch_all_cookies
+  if (( $(date +%s) - fetched > 600 )); then fetch_all_cookies soft; fi
   recorded=(tomcat-valve)
   [[ -n "$baseline" ]] && recorded+=(tomcat-valve-before)
   for v in "${recorded[@]}"; do
