@@ -162,8 +162,13 @@ fetch_all_cookies() { # [soft]
   (( all )) && fetched=$(date +%s)
   return 0
 }
+refresh_cookies() { # label: fetches new sessions once the last are ten minutes old
+  if (( $(date +%s) - fetched > 600 )); then
+    echo "   ($1: the admission cookies are ten minutes old, fetching new ones)"
+    fetch_all_cookies soft
+  fi
+}
 echo "== fetching $connections admitted sessions from each adapter"
-fetched=$(date +%s)
 fetch_all_cookies
 
 ticks=$(getconf CLK_TCK)
@@ -208,10 +213,7 @@ echo "== $rounds rounds: ${warmup} s warm-up + ${duration} s measured per run, $
   "$threads wrk threads, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$out/runs.txt"
 for r in $(seq "$rounds"); do
-  if (( $(date +%s) - fetched > 600 )) && [[ " ${case_list[*]} " == *" sessions "* ]]; then
-    echo "   (round $r: the admission cookies are ten minutes old, fetching new ones)"
-    fetch_all_cookies soft
-  fi
+  if [[ " ${case_list[*]} " == *" sessions "* ]]; then refresh_cookies "round $r"; fi
   for c in "${case_list[@]}"; do
     for v in "${variants[@]}"; do
       run_wrk "$v" "$c" "$warmup" "$threads"
@@ -229,7 +231,7 @@ if (( wrkcheck )); then
 fi
 
 if (( jfr )); then
-  if (( $(date +%s) - fetched > 600 )); then fetch_all_cookies soft; fi
+  refresh_cookies "JFR"
   recorded=(tomcat-valve)
   [[ -n "$baseline" ]] && recorded+=(tomcat-valve-before)
   for v in "${recorded[@]}"; do
